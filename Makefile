@@ -1,0 +1,69 @@
+# Build, boot and test harness for the SFrame user unwinder patch series.
+#   make deps                      install the Debian packages (root)
+#   make kernel    ARCH=x86_64     quilt-patched tree + config + image
+#   make initramfs ARCH=x86_64     busybox, perf, userland tests, /init
+#   make qemu-test ARCH=x86_64     boot under QEMU TCG, parse the results
+#   make check                     everything above for x86_64
+#   make qemu-shell ARCH=...       interactive shell in the guest
+# ARCH is x86_64 (default) or arm64. Variables: TESTARGS="..." (passed to
+# /tests/run-tests.sh in the guest), QEMU_TIMEOUT=seconds, QEMU_APPEND=...,
+# SERIES=file (another series file, e.g. /dev/null for a stock kernel).
+
+TOP := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+ARCH ?= x86_64
+S := $(TOP)/scripts
+
+export SERIES TESTARGS QEMU_TIMEOUT QEMU_APPEND SMOKE
+MAKEFLAGS += --no-print-directory
+
+.NOTPARALLEL:
+.PHONY: help deps check-deps src config kernel initramfs qemu-test qemu-run \
+	qemu-shell parse check clean demo
+
+help:
+	@sed -n '2,11s/^# \{0,1\}//p' $(TOP)/Makefile
+
+deps:
+	$(S)/deps.sh
+
+check-deps:
+	$(S)/check-deps.sh all
+
+src:
+	$(S)/prepare-src.sh
+
+config: src
+	$(S)/kconfig.sh $(ARCH)
+
+kernel:
+	$(S)/build-kernel.sh $(ARCH)
+
+initramfs:
+	$(S)/mk-initramfs.sh $(ARCH)
+
+# boot + verdict (the last line is "N passed, N failed, N skipped")
+qemu-test: qemu-run
+	$(S)/parse-results.sh $(ARCH)
+
+qemu-run:
+	$(S)/run-qemu.sh $(ARCH)
+
+# re-read the log of the last run
+parse:
+	$(S)/parse-results.sh $(ARCH)
+
+qemu-shell:
+	$(S)/run-qemu.sh $(ARCH) shell
+
+# host-side reader tests, then kernel + initramfs + QEMU tests per arch;
+# the last line adds up every part's "N passed, N failed"
+CHECK_ARCHES ?= x86_64
+check:
+	$(S)/check.sh $(CHECK_ARCHES)
+
+demo:
+	@echo "make demo: not written yet"
+
+# everything below build/ (the ccache outside the repository stays)
+clean:
+	rm -rf $(TOP)/build

@@ -1,0 +1,6 @@
+/* Host shim for the SFrame reader. */
+#ifndef _HOST_SHIM_LINUX_COMPILER_H
+#define _HOST_SHIM_LINUX_COMPILER_H
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+#endif

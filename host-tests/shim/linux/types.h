@@ -1,0 +1,15 @@
+/* Host shim for the SFrame reader: kernel integer types. */
+#ifndef _HOST_SHIM_LINUX_TYPES_H
+#define _HOST_SHIM_LINUX_TYPES_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef int64_t s64;
+#endif

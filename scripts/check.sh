@@ -1,0 +1,48 @@
+#!/bin/bash
+# make check: the host-side reader tests, then for each architecture the
+# kernel, the initramfs and the QEMU tests.  Every part ends with its own
+# "N passed, N failed" line; this adds them up into the final one.  A part
+# that fails without a count of its own (a build error) counts as one
+# failure.
+#   scripts/check.sh [ARCH...]        (default: x86_64)
+set -uo pipefail
+. "$(dirname "$0")/common.sh"
+
+arches=("$@")
+[ ${#arches[@]} -gt 0 ] || arches=(x86_64)
+mkdir -p "$BUILD"
+
+passed=0 failed=0 skipped=0
+summary=()
+
+# part NAME COMMAND...: run it, keep its log, add its counts.
+part() {
+	local name=$1 log=$BUILD/check-$1.log start=$SECONDS st line p f s
+	shift
+	log "check: $name"
+	"$@" 2>&1 | tee "$log"
+	st=${PIPESTATUS[0]}
+	line=$(grep -E '^([A-Za-z0-9_-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	p=$(sed -nE 's/.*\b([0-9]+) passed.*/\1/p' <<<"$line")
+	f=$(sed -nE 's/.* ([0-9]+) failed.*/\1/p' <<<"$line")
+	s=$(sed -nE 's/.* ([0-9]+) skipped.*/\1/p' <<<"$line")
+	p=${p:-0} f=${f:-0} s=${s:-0}
+	if [ "$st" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1	# failed before it could count
+	fi
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	summary+=("$(printf '%-14s %4d passed, %d failed, %d skipped, %4ds' \
+		"$name" "$p" "$f" "$s" $((SECONDS - start)))")
+}
+
+part host make -C "$TOP/host-tests" host-check
+for a in "${arches[@]}"; do
+	part "$a" bash -c "make -C '$TOP' kernel ARCH=$a && \
+		make -C '$TOP' initramfs ARCH=$a && \
+		make -C '$TOP' qemu-test ARCH=$a"
+done
+
+echo "== check summary"
+printf '  %s\n' "${summary[@]}"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

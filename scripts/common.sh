@@ -1,0 +1,52 @@
+# Sourced by the other scripts: paths and per-architecture settings.
+# Every path is derived from the repository this file lives in.
+# shellcheck shell=bash
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=$TOP/build
+SRC_TARBALL=${SRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+SRCDIR=$BUILD/src/linux-6.1
+PRISTINE=$BUILD/src/pristine/linux-source-6.1
+
+# ccache lives outside the repository so that fresh clones (CI) share it.
+export CCACHE_DIR=${CCACHE_DIR:-/var/cache/sframe-ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+# Paths below the repository are rewritten to relative ones in the hash,
+# so clones at another place hit the same cache entries.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$TOP}
+# Reproducible build stamps (also keeps ccache hits for init/version.c).
+export KBUILD_BUILD_USER=sframe KBUILD_BUILD_HOST=qemu
+export KBUILD_BUILD_TIMESTAMP=${KBUILD_BUILD_TIMESTAMP:-2024-01-01}
+
+JOBS=${JOBS:-$(nproc)}
+
+die() { echo "error: $*" >&2; exit 1; }
+log() { echo "==> $*" >&2; }
+
+# set_arch ARCH: sets KARCH, CROSS, CCPREFIX, KIMAGE, OBJDIR, ARCHBUILD
+set_arch() {
+	ARCH=${1:-${ARCH:-x86_64}}
+	case $ARCH in
+	x86_64)
+		KARCH=x86_64 CROSS= KIMAGE_TARGET=bzImage
+		KIMAGE_REL=arch/x86/boot/bzImage DEB_ARCH=amd64
+		MULTIARCH=x86_64-linux-gnu
+		;;
+	arm64|aarch64)
+		ARCH=arm64
+		KARCH=arm64 CROSS=aarch64-linux-gnu- KIMAGE_TARGET=Image
+		KIMAGE_REL=arch/arm64/boot/Image DEB_ARCH=arm64
+		MULTIARCH=aarch64-linux-gnu
+		;;
+	*) die "unsupported ARCH '$ARCH' (x86_64 or arm64)" ;;
+	esac
+	ARCHBUILD=$BUILD/$ARCH
+	OBJDIR=$ARCHBUILD/kernel
+	KIMAGE=$OBJDIR/$KIMAGE_REL
+	# make arguments for the kernel build system
+	KMAKE=(make -C "$SRCDIR" O="$OBJDIR" ARCH="$KARCH" -j"$JOBS"
+	       CC="ccache ${CROSS}gcc" HOSTCC="ccache gcc")
+	if [ -n "$CROSS" ]; then
+		KMAKE+=(CROSS_COMPILE="$CROSS")
+	fi
+}

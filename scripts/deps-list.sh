@@ -1,0 +1,11 @@
+# Sourced: the Debian packages each part of the harness needs.
+# shellcheck shell=bash
+DEPS_COMMON=(linux-source-6.1 quilt ccache build-essential flex bison bc
+	libelf-dev libssl-dev cpio kmod rsync xz-utils gzip file python3 binutils-dev)
+DEPS_X86_64=(qemu-system-x86 busybox-static linux-perf)
+DEPS_ARM64=(qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	binutils-aarch64-linux-gnu dpkg-dev)
+# test programs and oracles (userland-tests/, host-tests/: libsframe,
+# libFuzzer runtime, llvm-cov, tcl for the sqlite3 amalgamation)
+DEPS_TESTS=(clang clang-14 llvm-14 libclang-rt-14-dev valgrind dwarves
+	make patch binutils tcl)

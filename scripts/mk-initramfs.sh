@@ -1,0 +1,124 @@
+#!/bin/bash
+# Build build/<arch>/initramfs.cpio.gz: busybox, perf with all its shared
+# libraries, the test programs (userland-tests/ -> /tests) and /init.
+#   scripts/mk-initramfs.sh ARCH
+# SMOKE=1 installs qemu/smoke-test.sh as /tests/run-tests.sh even when the
+# userland tests have their own (harness debugging).
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+set_arch "${1:-}"
+
+"$TOP/scripts/check-deps.sh" initramfs-$ARCH
+
+ROOT=$ARCHBUILD/initramfs-root
+OUT=$ARCHBUILD/initramfs.cpio.gz
+TESTS_OUT=$ARCHBUILD/tests
+
+# Where the guest's binaries come from: the host for x86_64, Debian arm64
+# packages unpacked by scripts/fetch-arm64-debs.sh for arm64.
+if [ "$ARCH" = x86_64 ]; then
+	SYSROOT=/
+else
+	SYSROOT=$("$TOP/scripts/fetch-arm64-debs.sh")
+fi
+BUSYBOX=$SYSROOT/bin/busybox
+PERF=$SYSROOT/usr/bin/perf
+[ -x "$BUSYBOX" ] || die "no busybox at $BUSYBOX (busybox-static)"
+[ -x "$PERF" ] || die "no perf at $PERF (linux-perf)"
+
+start=$(date +%s)
+rm -rf "$ROOT"
+mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,usr/lib,usr/lib64,etc,proc,sys,dev,tmp,root,mnt,tests}
+# merged /usr like Debian: /lib/<multiarch>/... and /lib64/ld-linux... resolve
+ln -s usr/lib "$ROOT/lib"
+ln -s usr/lib64 "$ROOT/lib64"
+
+install -m 0755 "$BUSYBOX" "$ROOT/bin/busybox"
+ln -s busybox "$ROOT/bin/sh"           # the other applets: busybox --install at boot
+install -m 0755 "$PERF" "$ROOT/usr/bin/perf"
+install -m 0755 "$TOP/qemu/init" "$ROOT/init"
+install -m 0755 "$TOP/qemu/smoke-test.sh" "$ROOT/smoke-test.sh"
+printf 'root:x:0:0:root:/root:/bin/sh\n' > "$ROOT/etc/passwd"
+printf 'root:x:0:\n' > "$ROOT/etc/group"
+
+# --- test programs ----------------------------------------------------------
+if [ -f "$TOP/userland-tests/Makefile" ]; then
+	log "building userland tests (make -C userland-tests ARCH=$ARCH OUT=$TESTS_OUT)"
+	make -C "$TOP/userland-tests" ARCH="$ARCH" OUT="$TESTS_OUT"
+	cp -a "$TESTS_OUT/." "$ROOT/tests/"
+else
+	log "userland-tests/Makefile not there yet: skipping the test programs"
+fi
+if [ ! -f "$ROOT/tests/run-tests.sh" ] || [ "${SMOKE:-0}" = 1 ]; then
+	log "using qemu/smoke-test.sh as /tests/run-tests.sh"
+	install -m 0755 "$TOP/qemu/smoke-test.sh" "$ROOT/tests/run-tests.sh"
+fi
+
+# --- shared libraries ---------------------------------------------------------
+# Resolve DT_NEEDED recursively the way ld.so would, inside SYSROOT, and
+# copy every library (dereferenced) to the same path in the guest.
+READELF=readelf
+[ "$ARCH" = x86_64 ] || READELF=${CROSS}readelf
+libdirs=("lib/$MULTIARCH" "usr/lib/$MULTIARCH" lib usr/lib)
+declare -A copied=()
+
+guest_path() {	# host path below SYSROOT -> path in the guest (merged /usr)
+	local p=${1#"${SYSROOT%/}"}
+	case $p in /lib/*|/lib64/*) p=/usr$p ;; esac
+	echo "$p"
+}
+
+copy_file() {	# copy_file SYSROOT_PATH: copy dereferenced, keep the name
+	local g
+	case $1 in "$ROOT"/*) return 0 ;; esac	# already in the guest tree
+	g=$(guest_path "$1")
+	[ -e "$ROOT$g" ] && return 0
+	mkdir -p "$(dirname "$ROOT$g")"
+	cp -L "$1" "$ROOT$g"
+}
+
+find_lib() {	# find_lib SONAME RUNPATHS...
+	local so=$1 d
+	shift
+	for d in "$@" "${libdirs[@]/#/${SYSROOT%/}/}"; do
+		if [ -e "$d/$so" ]; then echo "$d/$so"; return 0; fi
+	done
+	return 1
+}
+
+add_elf() {	# add_elf HOST_FILE: copy its interpreter and needed libraries
+	local f=$1 interp lib so rp origin
+	local -a runpaths=()
+	interp=$($READELF -lW "$f" 2>/dev/null |
+		sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
+	if [ -n "$interp" ] && [ -z "${copied[$interp]:-}" ]; then
+		copied[$interp]=1
+		copy_file "${SYSROOT%/}$interp"
+	fi
+	origin=$(dirname "$f")
+	for rp in $($READELF -dW "$f" 2>/dev/null |
+		sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p' | tr ':' ' '); do
+		runpaths+=("${rp//\$ORIGIN/$origin}")
+	done
+	for so in $($READELF -dW "$f" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+		[ -n "${copied[$so]:-}" ] && continue
+		copied[$so]=1
+		lib=$(find_lib "$so" "${runpaths[@]}") ||
+			die "$(basename "$f") needs $so: not found in $SYSROOT"
+		copy_file "$lib"
+		add_elf "$lib"
+	done
+}
+
+add_elf "$PERF"
+# the test programs (dynamically linked ones need their libraries too)
+while IFS= read -r -d '' f; do
+	if head -c4 "$f" | grep -q 'ELF'; then add_elf "$f"; fi
+done < <(find "$ROOT/tests" -type f -perm -u+x -print0)
+log "copied ${#copied[@]} shared objects"
+
+# --- archive --------------------------------------------------------------------
+(cd "$ROOT" && find . -mindepth 1 | LC_ALL=C sort |
+	cpio --quiet -o -H newc -R 0:0) | gzip -1 > "$OUT.tmp"
+mv "$OUT.tmp" "$OUT"
+log "initramfs: $OUT ($(du -sh "$ROOT" | cut -f1) unpacked, $(du -h "$OUT" | cut -f1) gz) in $(( $(date +%s) - start ))s"

@@ -1,0 +1,66 @@
+#!/bin/bash
+# Verdict of a guest run from its serial log (build/<arch>/qemu.log).
+#   scripts/parse-results.sh ARCH [LOG]
+# - Test results: lines "ok N ..." / "not ok N ..." after stripping a printk
+#   "[ time]" prefix and indentation (so nested KTAP from KUnit counts too);
+#   "# SKIP" (or "# TODO") marks skipped ones.
+# - Kernel log: every kernel console line (printk time stamp) is scanned for
+#   signs of a kernel bug; each one counts as a failure. The dmesg dump that
+#   /init prints at the end repeats the console and is not counted twice.
+# - The run must reach the end markers (no crash, no timeout), at least one
+#   test must run, a top-level TAP plan "1..N" must match the results.
+# Last line: "N passed, N failed, N skipped"; exit status 1 on any failure.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+set_arch "${1:-}"
+LOG=${2:-$ARCHBUILD/qemu.log}
+[ -f "$LOG" ] || die "no log $LOG (make qemu-test ARCH=$ARCH)"
+
+ERRORS='WARNING:|BUG:|kernel BUG|Oops|Internal error|Unable to handle kernel|general protection|UBSAN|KASAN|KFENCE|Kernel panic|Call Trace|detected stalls|blocked for more than|list_(add|del) corruption'
+
+tr -d '\r' < "$LOG" | awk -v errors="$ERRORS" '
+function fail(msg) { failed++; print "FAIL: " msg }
+BEGIN { ts = "^\\[ *[0-9]+\\.[0-9]+\\] ?" }
+/^=== DMESG BEGIN ===/ { in_dmesg = 1; next }
+/^=== DMESG END ===/   { in_dmesg = 0; next }
+in_dmesg { next }
+/^=== TESTS BEGIN ===/ { in_tests = 1; begun = 1; next }
+/^=== TESTS END/ {
+	in_tests = 0; ended = 1
+	if (match($0, /rc=[0-9]+/)) rc = substr($0, RSTART + 3, RLENGTH - 3) + 0
+	next
+}
+/^=== GUEST DONE ===/ { done = 1; next }
+/^=== HOST: TIMEOUT/  { timeout = 1; next }
+{
+	line = $0
+	kernel = 0
+	if (line ~ /\[ *[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]\]/) kernel = 1
+	if (kernel && line ~ errors) {
+		nerr++
+		fail("kernel log: " line)
+	}
+	sub(ts, "", line)
+	toplevel = (!kernel && line !~ /^[ \t]/)
+	sub(/^[ \t]+/, "", line)
+	if (in_tests && toplevel && line ~ /^1\.\.[0-9]+/) {
+		plan = substr(line, 4) + 0; haveplan = 1
+	}
+	if (line ~ /^(not )?ok [0-9]+([ \t]|$)/) {
+		if (in_tests && toplevel) ntop++
+		if (line ~ /#[ \t]*(SKIP|skip|Skip|TODO|todo)/) { skipped++; next }
+		if (line ~ /^ok/) passed++
+		else fail("test: " line)
+	}
+}
+END {
+	if (!begun) fail("the guest never started the tests (boot failure?)")
+	else if (!ended) fail("the tests did not finish (guest crash or timeout)")
+	if (timeout) fail("QEMU timed out")
+	if (begun && ended && !done) fail("/init did not reach its end marker")
+	if (haveplan && ntop != plan) fail("TAP plan 1.." plan " but " ntop " top-level results")
+	if (ended && rc != 0 && failed == 0) fail("run-tests.sh exited with status " rc)
+	if (passed + failed + skipped == 0) fail("no test ran")
+	printf "%d passed, %d failed, %d skipped\n", passed, failed, skipped
+	exit failed > 0
+}'

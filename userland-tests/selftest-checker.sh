@@ -1,0 +1,191 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host self-test of chaincheck.awk on synthetic `perf script -F
+# comm,tid,ip,sym,dso` output: right chains pass, and a wrong chain, a
+# missing frame, an extra frame, too few samples and no samples are all
+# caught.  Runs with every awk found (awk, busybox awk) since the guest
+# uses busybox's.
+#
+#   selftest-checker.sh
+#
+# Prints "N passed, N failed"; exits non-zero if any case failed.
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+AWKPROG=$HERE/chaincheck.awk
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+PASS=0
+FAIL=0
+
+LIBC='__libc_start_call_main|[unknown]@libc.so.6'
+EXP="leaf_hot,leaf_driver,sh_leaf,main,$LIBC"
+
+# sample COMM TID FRAME... ; a FRAME is "sym@dso", sym may be [unknown]
+sample() {
+	printf '%s %s \n' "$1" "$2"
+	shift 2
+	_ip=4096
+	for _f in "$@"; do
+		_ip=$((_ip + 16))
+		printf '\t    %12x %s (%s)\n' $_ip "${_f%@*}" "${_f##*@}"
+	done
+	printf '\n'
+}
+
+good() {
+	sample shapes 100 leaf_hot@/tests/shapes leaf_driver@/tests/shapes \
+		sh_leaf@/tests/shapes main@/tests/shapes \
+		__libc_start_call_main@/usr/lib/x86_64-linux-gnu/libc.so.6
+}
+
+# libc without symbols
+good_unknown() {
+	sample shapes 100 leaf_hot@/tests/shapes leaf_driver@/tests/shapes \
+		sh_leaf@/tests/shapes main@/tests/shapes \
+		'[unknown]@/usr/lib/x86_64-linux-gnu/libc.so.6'
+}
+
+# Samples in other functions are ignored.
+other() {
+	sample shapes 100 timer_expired@/tests/shapes leaf_driver@/tests/shapes
+	sample shapes 100 '[unknown]@[vdso]'
+}
+
+repeat() {
+	_n=$1
+	shift
+	_i=0
+	while [ $_i -lt "$_n" ]; do
+		"$@"
+		_i=$((_i + 1))
+	done
+}
+
+# expect_rc NAME RC AWK EXPECT FILE [awk -v args...]
+expect_rc() {
+	_name=$1 _want=$2 _awk=$3 _exp=$4 _file=$5
+	shift 5
+	$_awk -v expect="$_exp" -v min=50 "$@" -f "$AWKPROG" "$_file" >"$TMP/out" 2>&1
+	_got=$?
+	if [ "$_got" = "$_want" ]; then
+		PASS=$((PASS + 1))
+		echo "ok: [$_awk] $_name (exit $_got)"
+	else
+		FAIL=$((FAIL + 1))
+		echo "FAILED: [$_awk] $_name: exit $_got, expected $_want"
+		sed 's/^/    /' "$TMP/out"
+	fi
+}
+
+# Also check that the diagnostics name the wrong chain (fixed string).
+expect_diag() {
+	if grep -qF "$2" "$TMP/out"; then
+		PASS=$((PASS + 1))
+		echo "ok: $1"
+	else
+		FAIL=$((FAIL + 1))
+		echo "FAILED: $1: no '$2' in:"
+		sed 's/^/    /' "$TMP/out"
+	fi
+}
+
+{ repeat 60 good; repeat 3 other; } >"$TMP/pass"
+{ repeat 30 good; repeat 30 good_unknown; } >"$TMP/pass-unknown"
+{ repeat 60 good
+  sample shapes 100 leaf_hot@/tests/shapes sh_leaf@/tests/shapes \
+	main@/tests/shapes __libc_start_call_main@/usr/lib/libc.so.6
+} >"$TMP/missing"
+{ repeat 60 good
+  sample shapes 100 leaf_hot@/tests/shapes leaf_driver@/tests/shapes \
+	sh_leaf@/tests/shapes main@/tests/shapes \
+	__libc_start_call_main@/usr/lib/libc.so.6 _start@/tests/shapes
+} >"$TMP/extra"
+{ repeat 60 good
+  sample shapes 100 leaf_hot@/tests/shapes leaf_driver@/tests/shapes \
+	nr_next@/tests/shapes main@/tests/shapes \
+	__libc_start_call_main@/usr/lib/libc.so.6
+} >"$TMP/wrong"
+# The stock walk of a frameless leaf: the leaf alone.
+repeat 60 sample shapes 100 leaf_hot@/tests/shapes >"$TMP/truncated"
+repeat 49 good >"$TMP/few"
+: >"$TMP/empty"
+# Inline frames (perf display only) are skipped; DWARF-style longer chains
+# pass in prefix mode only.
+{ repeat 60 sample shapes 100 leaf_hot@/tests/shapes \
+	leaf_driver@/tests/shapes sh_leaf@/tests/shapes main@/tests/shapes \
+	__libc_start_call_main@/usr/lib/libc.so.6 \
+	__libc_start_main_impl@inlined _start@/tests/shapes
+} >"$TMP/longer"
+# Threads: every hot function needs its samples and its own chain.
+ta() {
+	sample threads 101 ta_hot@/tests/threads ta_mid@/tests/threads \
+		ta_start@/tests/threads start_thread@/usr/lib/libc.so.6
+}
+tm() {
+	sample threads 100 tm_hot@/tests/threads tm_mid@/tests/threads \
+		main@/tests/threads __libc_start_call_main@/usr/lib/libc.so.6
+}
+{ repeat 55 ta; repeat 55 tm; } >"$TMP/threads"
+{ repeat 55 ta; repeat 10 tm; } >"$TMP/threads-few"
+# A thread's hot function under the other thread's chain.
+{ repeat 55 ta; repeat 55 tm
+  sample threads 101 ta_hot@/tests/threads tm_mid@/tests/threads \
+	main@/tests/threads __libc_start_call_main@/usr/lib/libc.so.6
+} >"$TMP/threads-cross"
+TEXP="ta_hot,ta_mid,ta_start,start_thread|[unknown]@libc.so.6;tm_hot,tm_mid,main,$LIBC"
+# arm64 stock walk: prefix alternatives.
+repeat 60 sample shapes 100 leaf_hot@/tests/shapes \
+	'__libc_start_main@@GLIBC_2.34@/usr/lib/aarch64-linux-gnu/libc.so.6' \
+	_start@/tests/shapes >"$TMP/arm64-fp"
+# Recursion: one frame too few.
+R=recurse_hot
+i=0
+while [ $i -lt 50 ]; do R="$R,recurse"; i=$((i + 1)); done
+R="$R,sh_recurse,main,$LIBC"
+rec() {
+	_rn=$1
+	set -- recurse_hot@/tests/shapes
+	_ri=0
+	while [ $_ri -lt "$_rn" ]; do
+		set -- "$@" recurse@/tests/shapes
+		_ri=$((_ri + 1))
+	done
+	sample shapes 100 "$@" sh_recurse@/tests/shapes main@/tests/shapes \
+		__libc_start_call_main@/usr/lib/libc.so.6
+}
+repeat 60 rec 50 >"$TMP/rec50"
+{ repeat 60 rec 50; rec 49; } >"$TMP/rec49"
+
+AWKS="awk"
+if command -v busybox >/dev/null 2>&1 && busybox awk 'BEGIN{}' 2>/dev/null; then
+	AWKS="$AWKS busybox_awk"
+	busybox_awk() { busybox awk "$@"; }
+fi
+
+for A in $AWKS; do
+	expect_rc "right chains pass" 0 $A "$EXP" "$TMP/pass"
+	expect_rc "libc without symbols matches [unknown]@libc.so.6" 0 $A "$EXP" "$TMP/pass-unknown"
+	expect_rc "a missing frame is caught" 1 $A "$EXP" "$TMP/missing"
+	expect_diag "diagnostic shows the chain missing a frame" \
+		'# first different chain: leaf_hot,sh_leaf,main,__libc_start_call_main ('
+	expect_rc "an extra frame is caught" 1 $A "$EXP" "$TMP/extra"
+	expect_rc "a wrong frame is caught" 1 $A "$EXP" "$TMP/wrong"
+	expect_diag "diagnostic shows the expected chain" "# expected chain:        $EXP"
+	expect_rc "a truncated (stock) chain is caught" 1 $A "$EXP" "$TMP/truncated"
+	expect_rc "the stock chain passes its own expectation" 0 $A "leaf_hot" "$TMP/truncated"
+	expect_rc "too few samples" 2 $A "$EXP" "$TMP/few"
+	expect_rc "no samples" 3 $A "$EXP" "$TMP/empty"
+	expect_rc "longer chain fails in exact mode" 1 $A "$EXP" "$TMP/longer"
+	expect_rc "longer chain passes in prefix mode, inline frames skipped" 0 $A "$EXP" "$TMP/longer" -v prefix=1
+	expect_rc "threads: each chain" 0 $A "$TEXP" "$TMP/threads"
+	expect_rc "threads: too few samples of one thread" 2 $A "$TEXP" "$TMP/threads-few"
+	expect_rc "threads: a hot function under another chain" 1 $A "$TEXP" "$TMP/threads-cross"
+	expect_rc "prefix alternative (arm64 stock walk)" 0 $A \
+		'leaf_hot,__libc_start_main*|[unknown]@libc.so.6,_start' "$TMP/arm64-fp"
+	expect_rc "50 recursive frames" 0 $A "$R" "$TMP/rec50"
+	expect_rc "49 recursive frames are caught" 1 $A "$R" "$TMP/rec49"
+done
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
