@@ -3,7 +3,7 @@
 #   make kernel    ARCH=x86_64     quilt-patched tree + config + image
 #   make initramfs ARCH=x86_64     busybox, perf, userland tests, /init
 #   make qemu-test ARCH=x86_64     boot under QEMU TCG, parse the results
-#   make check                     everything above for x86_64
+#   make check                     all of the above for CHECK_ARCHES (x86_64)
 #   make qemu-shell ARCH=...       interactive shell in the guest
 # ARCH is x86_64 (default) or arm64. Variables: TESTARGS="..." (passed to
 # /tests/run-tests.sh in the guest), QEMU_TIMEOUT=seconds, QEMU_APPEND=...,
@@ -11,9 +11,10 @@
 
 TOP := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 ARCH ?= x86_64
+CHECK_ARCHES ?= x86_64
 S := $(TOP)/scripts
 
-export SERIES TESTARGS QEMU_TIMEOUT QEMU_APPEND SMOKE
+export SERIES TESTARGS QEMU_TIMEOUT QEMU_APPEND QEMU_CPU SMOKE
 MAKEFLAGS += --no-print-directory
 
 .NOTPARALLEL:
@@ -61,8 +62,9 @@ CHECK_ARCHES ?= x86_64
 check:
 	$(S)/check.sh $(CHECK_ARCHES)
 
+# install, build, boot; perf output of one program, SFrame on then off
 demo:
-	@echo "make demo: not written yet"
+	$(S)/demo.sh $(ARCH)
 
 # everything below build/ (the ccache outside the repository stays)
 clean:

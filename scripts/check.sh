@@ -1,6 +1,7 @@
 #!/bin/bash
-# make check: the host-side reader tests, then for each architecture the
-# kernel, the initramfs and the QEMU tests.  Every part ends with its own
+# make check: the series checks (quilt, git am, checkpatch), the host-side
+# reader tests, then for each architecture the kernel, the initramfs and
+# the QEMU tests.  Every part ends with its own
 # "N passed, N failed" line; this adds them up into the final one.  A part
 # that fails without a count of its own (a build error) counts as one
 # failure.
@@ -35,6 +36,7 @@ part() {
 		"$name" "$p" "$f" "$s" $((SECONDS - start)))")
 }
 
+part series "$TOP/scripts/check-series.sh"
 part host make -C "$TOP/host-tests" host-check
 for a in "${arches[@]}"; do
 	part "$a" bash -c "make -C '$TOP' kernel ARCH=$a && \

@@ -5,7 +5,7 @@
 # goes to build/<arch>/qemu.log (QEMU_TIMEOUT seconds at most, default 900).
 # With "shell": interactive busybox shell on the serial console
 # (Ctrl-A X quits QEMU).
-# TESTARGS="..." is passed to /tests/run-tests.sh; QEMU_APPEND adds kernel
+# QEMU_CPU overrides the -cpu model. TESTARGS="..." is passed to /tests/run-tests.sh; QEMU_APPEND adds kernel
 # parameters.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -20,11 +20,13 @@ LOG=$ARCHBUILD/qemu.log
 append="panic=-1 printk.devkmsg=on"
 case $ARCH in
 x86_64)
-	QEMU=(qemu-system-x86_64 -M pc -cpu max)
+	QEMU=(qemu-system-x86_64 -M pc -cpu "${QEMU_CPU:-max}")
 	append="console=ttyS0 $append"
 	;;
 arm64)
-	QEMU=(qemu-system-aarch64 -M virt -cpu max)
+	# pauth-impdef: same pointer authentication semantics, but a cheap
+	# hash instead of QARMA, which TCG emulates very slowly
+	QEMU=(qemu-system-aarch64 -M virt -cpu "${QEMU_CPU:-max,pauth-impdef=on}")
 	append="console=ttyAMA0 $append"
 	;;
 esac
