@@ -5,8 +5,8 @@
 # goes to build/<arch>/qemu.log (QEMU_TIMEOUT seconds at most, default 900).
 # With "shell": interactive busybox shell on the serial console
 # (Ctrl-A X quits QEMU).
-# QEMU_CPU overrides the -cpu model. TESTARGS="..." is passed to /tests/run-tests.sh; QEMU_APPEND adds kernel
-# parameters.
+# QEMU_CPU overrides the -cpu model.  TESTARGS="..." is passed to
+# /tests/run-tests.sh; QEMU_APPEND adds kernel parameters.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 set_arch "${1:-}"

@@ -17,7 +17,7 @@ show() {
 	perf report -i /tmp/demo.data --stdio --no-children 2>/dev/null |
 		awk '/^#/ || /^$/ { next }
 		     /^ +[0-9.]+%/ { if (seen++) exit }
-		     seen { print }' 
+		     seen { print }'
 	echo "--- perf script: first sample in cb_hot ---"
 	perf script -i /tmp/demo.data -F comm,tid,ip,sym,dso 2>/dev/null |
 		awk '/^[^ \t]/ { blk = $0; first = 1; keep = 0; next }
