@@ -3,7 +3,8 @@
 #   make kernel    ARCH=x86_64     quilt-patched tree + config + image
 #   make initramfs ARCH=x86_64     busybox, perf, userland tests, /init
 #   make qemu-test ARCH=x86_64     boot under QEMU TCG, parse the results
-#   make check                     all of the above for CHECK_ARCHES (x86_64)
+#   make check                     all of the above for CHECK_ARCHES
+#                                  (default: x86_64 arm64)
 #   make qemu-shell ARCH=...       interactive shell in the guest
 # ARCH is x86_64 (default) or arm64. Variables: TESTARGS="..." (passed to
 # /tests/run-tests.sh in the guest), QEMU_TIMEOUT=seconds, QEMU_APPEND=...,
@@ -11,7 +12,7 @@
 
 TOP := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 ARCH ?= x86_64
-CHECK_ARCHES ?= x86_64
+CHECK_ARCHES ?= x86_64 arm64
 S := $(TOP)/scripts
 
 export SERIES TESTARGS QEMU_TIMEOUT QEMU_APPEND QEMU_CPU SMOKE
@@ -22,7 +23,7 @@ MAKEFLAGS += --no-print-directory
 	qemu-shell parse check clean demo
 
 help:
-	@sed -n '2,11s/^# \{0,1\}//p' $(TOP)/Makefile
+	@sed -n '2,12s/^# \{0,1\}//p' $(TOP)/Makefile
 
 deps:
 	$(S)/deps.sh
@@ -58,7 +59,6 @@ qemu-shell:
 
 # host-side reader tests, then kernel + initramfs + QEMU tests per arch;
 # the last line adds up every part's "N passed, N failed"
-CHECK_ARCHES ?= x86_64
 check:
 	$(S)/check.sh $(CHECK_ARCHES)
 

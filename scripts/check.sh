@@ -1,16 +1,17 @@
 #!/bin/bash
 # make check: the series checks (quilt, git am, checkpatch), the host-side
-# reader tests, then for each architecture the kernel, the initramfs and
-# the QEMU tests.  Every part ends with its own
+# reader tests, the chain checker's self-test, then for each architecture
+# the code generation checks of the test programs, the kernel, the
+# initramfs and the QEMU tests.  Every part ends with its own
 # "N passed, N failed" line; this adds them up into the final one.  A part
 # that fails without a count of its own (a build error) counts as one
 # failure.
-#   scripts/check.sh [ARCH...]        (default: x86_64)
+#   scripts/check.sh [ARCH...]        (default: x86_64 arm64)
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
 arches=("$@")
-[ ${#arches[@]} -gt 0 ] || arches=(x86_64)
+[ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
 mkdir -p "$BUILD"
 
 passed=0 failed=0 skipped=0
@@ -38,7 +39,12 @@ part() {
 
 part series "$TOP/scripts/check-series.sh"
 part host make -C "$TOP/host-tests" host-check
+part checker "$TOP/userland-tests/selftest-checker.sh"
 for a in "${arches[@]}"; do
+	# the code generation the expected chains rely on
+	part "codegen-$a" bash -c "make -s -C '$TOP/userland-tests' ARCH=$a \
+		OUT='$BUILD/$a/tests' && \
+		'$TOP/userland-tests/check-codegen.sh' $a '$BUILD/$a/tests'"
 	part "$a" bash -c "make -C '$TOP' kernel ARCH=$a && \
 		make -C '$TOP' initramfs ARCH=$a && \
 		make -C '$TOP' qemu-test ARCH=$a"

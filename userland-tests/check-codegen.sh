@@ -334,13 +334,36 @@ pac_signed() {
 		sframe_rows "$1" "$(sym_addr "$1" sh_leaf)" | grep -q '\[s\]'
 }
 
+# pro_hot's FREs have every step of its prologue (shapes.c): the rows
+# "CFA RA" listed, in this order (RA "u": in the link register only;
+# "[s]": signed, ignored here).
+prologue_rows() {
+	if [ "$ARCH" = x86_64 ]; then
+		_want="sp+8:u sp+16:u sp+56:u fp+64:u"
+	else
+		_want="sp+0:u sp+32:u fp+16:c-8"
+	fi
+	_got=$(sframe_rows "$1" "$(sym_addr "$1" pro_hot)" |
+		awk '{ r = $4; sub(/\[s\]$/, "", r); printf "%s%s:%s", n++ ? " " : "", $2, r }')
+	echo "  pro_hot rows: $_got"
+	echo " $_got " | awk -v w="$_want" '
+		BEGIN { n = split(w, want, " ") }
+		{ for (i = 1; i <= NF && k < n; i++) if ($i == want[k + 1]) k++ }
+		END { exit !(k == n) }'
+}
+
+# With pac-ret, pro_hot's LR-only rows say the return address is signed.
+prologue_signed() {
+	sframe_rows "$1" "$(sym_addr "$1" pro_hot)" | awk '$2 == "sp+32" && $4 == "u[s]" { f = 1 } END { exit !f }'
+}
+
 # ---------------------------------------------------------------------
 
 HOTS="leaf_hot bigframe_hot alloca_hot recurse_hot nr_hot epi_hot"
 CHAIN_FNS="leaf_hot leaf_driver sh_leaf bigframe_hot bigframe_mid sh_bigframe
 bigleaf_hot sh_bigleaf alloca_hot alloca_mid sh_alloca vlaleaf_hot
 sh_vlaleaf recurse_hot recurse sh_recurse nr_hot nr_dead nr_caller
-sh_noreturn epi_hot epi_mid sh_epilogues main"
+sh_noreturn epi_hot epi_mid sh_epilogues pro_hot pro_driver sh_prologue main"
 
 SHAPES="shapes shapes-nopie shapes-static"
 [ "$ARCH" = arm64 ] && SHAPES="$SHAPES shapes-pac shapes-pac-static"
@@ -365,13 +388,17 @@ for p in $SHAPES; do
 		noreturn_layout "$f"
 	check "$p: epi_mid has several return paths before the call site" \
 		epilogues "$f"
+	check "$p: pro_hot has a row for every step of its prologue" \
+		prologue_rows "$f"
 	check "$p: no tail calls to chain functions" no_tail_calls "$f" $CHAIN_FNS
 	case $p in
 	*static) check "$p: main is called from __libc_start_call_main" \
 			libc_main_caller "$f" ;;
 	esac
 	case $p in
-	*pac*) check "$p: return addresses signed, FREs say so" pac_signed "$f" ;;
+	*pac*) check "$p: return addresses signed, FREs say so" pac_signed "$f"
+		check "$p: pro_hot signs LR before its frame exists" \
+			prologue_signed "$f" ;;
 	esac
 done
 

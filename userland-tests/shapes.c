@@ -291,6 +291,145 @@ noipa long sh_epilogues(long ms)
 	return r;
 }
 
+/* ---- prologue: samples at every step of a prologue -------------------- */
+/*
+ * pro_hot <- pro_driver <- sh_prologue <- main
+ *
+ * pro_hot is written in assembly (its CFI gives gas --gsframe the FREs)
+ * and spins @n iterations at each step of its prologue, so that samples
+ * land before, while and after its frame is set up.  Each step has a
+ * symbol of its own, so the test can require samples in every step:
+ *   x86-64: pro_hot at entry (CFA = SP + 8), pro_push after push %rbx
+ *	     (SP + 16), pro_stack after sub $40, %rsp (SP + 56), pro_fp
+ *	     after push %rbp; mov %rsp, %rbp (CFA = RBP + 64: FP-based in
+ *	     the interrupted frame);
+ *   arm64:  pro_hot at entry (CFA = SP, return address in LR only),
+ *	     pro_stack after sub sp, sp, #32 (CFA = SP + 32, still in LR
+ *	     only), pro_fp after the frame record is stored (CFA = x29 + 16,
+ *	     return address on the stack).  With -mbranch-protection=pac-ret
+ *	     it signs LR first (paciasp), like compiled code: the LR-only
+ *	     steps then find a signed return address in LR.
+ * One FDE covers all the steps (one .cfi_startproc).
+ */
+#define PRO_STEP(name)							\
+"	.size	" #name ", .-" #name "\n"
+#define PRO_SYM(name, type)						\
+"	.type	" #name ", " type "\n"					\
+#name ":\n"
+
+#if defined(__x86_64__)
+#define PRO_SPIN(l)							\
+"	movq	%rdi, %rax\n"						\
+#l ":	subq	$1, %rax\n"						\
+"	jnz	" #l "b\n"
+__asm__(
+"	.text\n"
+"	.p2align 4\n"
+"	.globl	pro_hot\n"
+"	.hidden	pro_hot\n"
+PRO_SYM(pro_hot, "@function")
+"	.cfi_startproc\n"
+PRO_SPIN(1)
+"	pushq	%rbx\n"
+"	.cfi_adjust_cfa_offset 8\n"
+"	.cfi_offset %rbx, -16\n"
+PRO_STEP(pro_hot)
+PRO_SYM(pro_push, "@function")
+PRO_SPIN(2)
+"	subq	$40, %rsp\n"
+"	.cfi_adjust_cfa_offset 40\n"
+PRO_STEP(pro_push)
+PRO_SYM(pro_stack, "@function")
+PRO_SPIN(3)
+"	pushq	%rbp\n"
+"	.cfi_adjust_cfa_offset 8\n"
+"	.cfi_offset %rbp, -64\n"
+"	movq	%rsp, %rbp\n"
+"	.cfi_def_cfa_register %rbp\n"
+PRO_STEP(pro_stack)
+PRO_SYM(pro_fp, "@function")
+PRO_SPIN(4)
+"	popq	%rbp\n"
+"	.cfi_def_cfa %rsp, 56\n"
+"	.cfi_restore %rbp\n"
+"	addq	$40, %rsp\n"
+"	.cfi_adjust_cfa_offset -40\n"
+"	popq	%rbx\n"
+"	.cfi_adjust_cfa_offset -8\n"
+"	.cfi_restore %rbx\n"
+"	movl	$1, %eax\n"
+"	ret\n"
+"	.cfi_endproc\n"
+PRO_STEP(pro_fp));
+#elif defined(__aarch64__)
+#ifdef __ARM_FEATURE_PAC_DEFAULT
+#define PRO_SIGN	"	paciasp\n	.cfi_negate_ra_state\n"
+#define PRO_AUTH	"	autiasp\n	.cfi_negate_ra_state\n"
+#else
+#define PRO_SIGN	""
+#define PRO_AUTH	""
+#endif
+#define PRO_SPIN(l)							\
+"	mov	x1, x0\n"						\
+#l ":	subs	x1, x1, #1\n"						\
+"	b.ne	" #l "b\n"
+__asm__(
+"	.text\n"
+"	.p2align 4\n"
+"	.globl	pro_hot\n"
+"	.hidden	pro_hot\n"
+PRO_SYM(pro_hot, "%function")
+"	.cfi_startproc\n"
+PRO_SIGN
+PRO_SPIN(1)
+"	sub	sp, sp, #32\n"
+"	.cfi_def_cfa_offset 32\n"
+PRO_STEP(pro_hot)
+PRO_SYM(pro_stack, "%function")
+PRO_SPIN(2)
+"	stp	x29, x30, [sp, #16]\n"
+"	.cfi_offset 29, -16\n"
+"	.cfi_offset 30, -8\n"
+"	add	x29, sp, #16\n"
+"	.cfi_def_cfa 29, 16\n"
+PRO_STEP(pro_stack)
+PRO_SYM(pro_fp, "%function")
+PRO_SPIN(3)
+"	ldp	x29, x30, [sp, #16]\n"
+"	.cfi_def_cfa sp, 32\n"
+"	.cfi_restore 29\n"
+"	.cfi_restore 30\n"
+"	add	sp, sp, #32\n"
+"	.cfi_def_cfa_offset 0\n"
+"	mov	x0, #1\n"
+PRO_AUTH
+"	ret\n"
+"	.cfi_endproc\n"
+PRO_STEP(pro_fp));
+#else
+#error "shapes.c: no prologue shape for this architecture"
+#endif
+
+unsigned long pro_hot(unsigned long n);
+
+noipa long pro_driver(long ms)
+{
+	unsigned long acc = 0;
+
+	timer_start(ms);
+	while (!timer_expired())
+		acc += pro_hot(SPIN);
+	return acc;
+}
+
+noipa long sh_prologue(long ms)
+{
+	long r = pro_driver(ms);
+
+	NOTAIL(r);
+	return r;
+}
+
 /* ---- table and main --------------------------------------------------- */
 
 struct shape {
@@ -307,6 +446,7 @@ static const struct shape shapes[] = {
 	{ "recurse",	sh_recurse },
 	{ "noreturn",	sh_noreturn },
 	{ "epilogues",	sh_epilogues },
+	{ "prologue",	sh_prologue },
 };
 
 #define NR_SHAPES	(sizeof(shapes) / sizeof(shapes[0]))
