@@ -16,6 +16,15 @@
  *	has exited (end of file on a pipe) so that perf record keeps
  *	recording.
  *
+ *   In both, the forking function has an 8 KiB buffer on its stack, used
+ *   before the fork: main's frame is then on a page the child does not
+ *   touch after the fork.  fork() marks the child's page table entries
+ *   old; on arm64 without hardware access flag management, reading such
+ *   a page from the sampling interrupt fails until the child touches it,
+ *   so the chain must end early unless the kernel has
+ *   CONFIG_ARM64_HW_AFDBM and the CPU the feature.  The buffer makes that
+ *   case certain instead of depending on where the stack starts (ASLR).
+ *
  *   forks exec MS PROG [ARGS...]
  *	Runs fe_hot <- fe_mid <- do_exec <- main for MS ms, then execs PROG:
  *	the samples of PROG must use PROG's SFrame data, not stale data of
@@ -120,11 +129,16 @@ noipa int wait_ok(pid_t pid)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+/* Stack between main's frame and the frames a child touches. */
+#define GAP	8192
+
 noipa int do_fork(long ms)
 {
+	unsigned char gap[GAP];
 	pid_t pid;
 	long r;
 
+	use_buf(gap, sizeof(gap));
 	pid = fork();
 	if (pid < 0) {
 		perror("forks: fork");
@@ -140,15 +154,17 @@ noipa int do_fork(long ms)
 	}
 	r = fp_mid(ms);
 	NOTAIL(r);
-	return 0;
+	return gap[0] != 0;	/* 0: use_buf() wrote it */
 }
 
 noipa int do_orphan(long ms)
 {
+	unsigned char gap[GAP];
 	int fds[2];
 	char c;
 	pid_t pid;
 
+	use_buf(gap, sizeof(gap));
 	if (pipe(fds)) {
 		perror("forks: pipe");
 		return 1;
@@ -172,7 +188,7 @@ noipa int do_orphan(long ms)
 	while (read(fds[0], &c, 1) > 0)
 		;
 	close(fds[0]);
-	return 0;
+	return gap[0] != 0;
 }
 
 noipa int do_exec(long ms, char **argv)
