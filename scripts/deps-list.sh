@@ -2,7 +2,8 @@
 # shellcheck shell=bash
 DEPS_COMMON=(linux-source-6.1 quilt ccache build-essential flex bison bc
 	libelf-dev libssl-dev cpio kmod rsync xz-utils gzip file python3 binutils-dev)
-DEPS_X86_64=(qemu-system-x86 busybox-static linux-perf)
+# libc6-dbg: libc's symbols for perf in the guest (see mk-initramfs.sh)
+DEPS_X86_64=(qemu-system-x86 busybox-static linux-perf libc6-dbg)
 DEPS_ARM64=(qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	binutils-aarch64-linux-gnu dpkg-dev)
 # test programs and oracles (userland-tests/, host-tests/: libsframe,

@@ -1,6 +1,6 @@
 #!/bin/bash
-# Fetch Debian's arm64 linux-perf and busybox-static (and every package they
-# depend on) with a private apt configuration, and unpack them into
+# Fetch Debian's arm64 linux-perf, busybox-static and libc6-dbg (and every
+# package they depend on) with a private apt configuration, and unpack them into
 # build/arm64/sysroot. Prints the sysroot path on stdout.
 # The host's apt configuration is not changed: the private one reuses the
 # host's active source entries, with its own lists, status and archives in
@@ -8,7 +8,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-PKGS=(linux-perf busybox-static)
+PKGS=(linux-perf busybox-static libc6-dbg)
 DEB_CACHE=${DEB_CACHE:-/var/cache/sframe-debs/arm64}
 SYSROOT=$BUILD/arm64/sysroot
 STAMP=$SYSROOT/.packages

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Build build/<arch>/initramfs.cpio.gz: busybox, perf with all its shared
-# libraries, the test programs (userland-tests/ -> /tests) and /init.
+# libraries, the test programs (userland-tests/ -> /tests), libc's debug
+# symbols and /init.
 #   scripts/mk-initramfs.sh ARCH
 # SMOKE=1 installs qemu/smoke-test.sh as /tests/run-tests.sh even when the
 # userland tests have their own (harness debugging).
@@ -116,6 +117,21 @@ while IFS= read -r -d '' f; do
 	if head -c4 "$f" | grep -q 'ELF'; then add_elf "$f"; fi
 done < <(find "$ROOT/tests" -type f -perm -u+x -print0)
 log "copied ${#copied[@]} shared objects"
+
+# --- libc's symbols -------------------------------------------------------------
+# Debian's libc.so.6 has only its dynamic symbols: perf would print main's
+# caller (__libc_start_call_main) and start_thread as [unknown].  perf
+# finds the separate debug file of libc6-dbg by build ID under
+# /usr/lib/debug/.build-id/, so the tests can expect those names exactly.
+libc=$(find_lib libc.so.6) || die "no libc.so.6 in $SYSROOT"
+bid=$($READELF -nW "$libc" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
+[ -n "$bid" ] || die "$libc has no build ID"
+dbg=usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug
+[ -f "${SYSROOT%/}/$dbg" ] ||
+	die "no ${SYSROOT%/}/$dbg: libc6-dbg missing or not the version of libc6 (run 'make deps')"
+mkdir -p "$ROOT/$(dirname "$dbg")"
+cp "${SYSROOT%/}/$dbg" "$ROOT/$dbg"
+log "libc symbols: /$dbg"
 
 # --- archive --------------------------------------------------------------------
 (cd "$ROOT" && find . -mindepth 1 | LC_ALL=C sort |

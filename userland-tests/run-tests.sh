@@ -68,9 +68,10 @@ LOG=$TMPDIR/sft-log.txt
 # ---------------------------------------------------------------------
 # Expected chains.  Frames are leaf first, separated by ','; a frame may
 # list alternatives separated by '|'; a trailing '*' matches a prefix.
-# "[unknown]@libc.so.6" is what perf prints for a libc address when it
-# has no symbol table for libc (Debian's libc.so.6 has only .dynsym; the
-# names below need libc6-dbg's file under /usr/lib/debug/.build-id).
+# A frame "[unknown]@DSO" is an address perf found in DSO but could not
+# name.  libc's frames are named exactly: Debian's libc.so.6 has only its
+# dynamic symbols, so the initramfs has libc6-dbg's debug file of it
+# under /usr/lib/debug/.build-id/, where perf looks (mk-initramfs.sh).
 #
 # With SFrame, the walk ends at the first return address outside any
 # .sframe section, after reporting it: for a program that is main()'s
@@ -78,8 +79,8 @@ LOG=$TMPDIR/sft-log.txt
 # return address after `call *%rax` / `blr x3` lies in the static
 # __libc_start_call_main, also in a static binary), for a thread it is
 # start_thread(), which calls the thread function.
-LIBC_MAIN='__libc_start_call_main|[unknown]@libc.so.6'
-LIBC_THREAD='start_thread|[unknown]@libc.so.6'
+LIBC_MAIN=__libc_start_call_main
+LIBC_THREAD=start_thread
 
 # nr_caller() ends with a call to the noreturn nr_dead(): the return
 # address it leaves is the first byte of nr_next(), and perf symbolises
@@ -162,7 +163,7 @@ sframe_chain() {
 # on the host kernel's stock walk, arm64 by emulating the walk in gdb on
 # qemu-user; check-codegen.sh checks that the chain functions leave the
 # frame pointer register alone.
-LIBC_SM='__libc_start_main*|[unknown]@libc.so.6'
+LIBC_SM='__libc_start_main*'
 fp_chain() {
 	if [ "$ARCH" = arm64 ]; then
 		case "$1" in
