@@ -6,6 +6,7 @@
 #   make check                     all of the above for CHECK_ARCHES
 #                                  (default: x86_64 arm64)
 #   make qemu-shell ARCH=...       interactive shell in the guest
+#   make bench     ARCH=x86_64     unwinding cost per sample in the guest
 # ARCH is x86_64 (default) or arm64. Variables: TESTARGS="..." (passed to
 # /tests/run-tests.sh in the guest), QEMU_TIMEOUT=seconds, QEMU_APPEND=...,
 # SERIES=file (another series file, e.g. /dev/null for a stock kernel).
@@ -15,15 +16,15 @@ ARCH ?= x86_64
 CHECK_ARCHES ?= x86_64 arm64
 S := $(TOP)/scripts
 
-export SERIES TESTARGS QEMU_TIMEOUT QEMU_APPEND QEMU_CPU SMOKE
+export SERIES TESTARGS BENCHARGS QEMU_TIMEOUT QEMU_APPEND QEMU_CPU SMOKE
 MAKEFLAGS += --no-print-directory
 
 .NOTPARALLEL:
 .PHONY: help deps check-deps src config kernel initramfs qemu-test qemu-run \
-	qemu-shell parse check clean demo
+	qemu-shell parse check clean demo bench
 
 help:
-	@sed -n '2,12s/^# \{0,1\}//p' $(TOP)/Makefile
+	@sed -n '2,13s/^# \{0,1\}//p' $(TOP)/Makefile
 
 deps:
 	$(S)/deps.sh
@@ -65,6 +66,11 @@ check:
 # install, build, boot; perf output of one program, SFrame on then off
 demo:
 	$(S)/demo.sh $(ARCH)
+
+# build, boot; cost of a sample: SFrame vs frame pointers vs DWARF
+# (BENCHARGS="DEPTH ROUNDS", see userland-tests/bench.sh)
+bench:
+	$(S)/bench.sh $(ARCH)
 
 # everything below build/ (the ccache outside the repository stays)
 clean:

@@ -41,12 +41,33 @@ set_arch() {
 	*) die "unsupported ARCH '$ARCH' (x86_64 or arm64)" ;;
 	esac
 	ARCHBUILD=$BUILD/$ARCH
-	OBJDIR=$ARCHBUILD/kernel
+	# KFLAVOR=bench: a kernel without the debug and KUnit options (for
+	# make bench), in an object directory of its own
+	case ${KFLAVOR:-test} in
+	test)	OBJDIR=$ARCHBUILD/kernel ;;
+	bench)	OBJDIR=$ARCHBUILD/kernel-bench ;;
+	*)	die "unknown KFLAVOR '$KFLAVOR' (test or bench)" ;;
+	esac
 	KIMAGE=$OBJDIR/$KIMAGE_REL
 	# make arguments for the kernel build system
 	KMAKE=(make -C "$SRCDIR" O="$OBJDIR" ARCH="$KARCH" -j"$JOBS"
 	       CC="ccache ${CROSS}gcc" HOSTCC="ccache gcc")
 	if [ -n "$CROSS" ]; then
 		KMAKE+=(CROSS_COMPILE="$CROSS")
+	fi
+}
+
+# guest_run NAME APPEND TIMEOUT END_RE: build the kernel and the initramfs,
+# boot with the kernel parameters APPEND, log to build/<arch>/NAME.log;
+# fails (showing the log's end) unless a line matches END_RE.
+guest_run() {
+	local name=$1 append=$2 timeout=$3 end=$4 glog=$ARCHBUILD/$1.log
+	make -C "$TOP" --no-print-directory kernel ARCH="$ARCH"
+	make -C "$TOP" --no-print-directory initramfs ARCH="$ARCH"
+	QEMU_APPEND="$append" QEMU_TIMEOUT=${QEMU_TIMEOUT:-$timeout} \
+		"$TOP/scripts/run-qemu.sh" "$ARCH" > "$glog" 2>&1 || true
+	if ! grep -qE "$end" "$glog"; then
+		tail -n 40 "$glog"
+		die "the $name run did not finish (log: $glog)"
 	fi
 }

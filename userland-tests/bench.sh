@@ -1,0 +1,128 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side of "make bench": what unwinding costs the profiled program.
+#
+#   bench.sh [DEPTH [ROUNDS]]
+#
+# bench (userland-tests/bench.c) does a fixed amount of work DEPTH frames
+# deep (default 32) and prints how long it took.  Each round runs, in
+# turn:
+#   base     bench alone                       (no perf)
+#   base-fp  bench-fp alone                    (built with frame pointers)
+#   fp       perf record -g of bench-fp        (stock frame-pointer walk)
+#   sframe   perf record -g of bench           (SFrame walk)
+#   off      perf record -g of bench, kernel.sframe_unwind=0 (stock walk
+#            of code without frame pointers: stops after one frame)
+#   dwarf    perf record --call-graph dwarf of bench (8 KiB stack copies)
+# with perf record -e cpu-clock:u -c PERIOD (default 100000 ns: 10,000
+# samples per second of CPU time).  The medians over ROUNDS rounds
+# (default 5) give the cost of one sample: (time - time without perf) /
+# samples, for each mode, and its ratio to the frame-pointer walk's.
+# Frames per sample come from perf script (not for dwarf: perf script
+# would unwind every sample in user space).  All numbers of one run come
+# from the same boot; only ratios within a run mean anything.
+T=$(cd "$(dirname "$0")" && pwd)
+PERF=${PERF:-perf}
+TMPDIR=${TMPDIR:-/tmp}
+DEPTH=${1:-32}
+ROUNDS=${2:-5}
+PERIOD=${PERIOD:-100000}
+SYSCTL=${SFT_SYSCTL:-/proc/sys/kernel/sframe_unwind}
+DATA=$TMPDIR/bench.data
+OUT=$TMPDIR/bench.out
+MODES="base base-fp fp sframe off dwarf"
+
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+[ -w "$SYSCTL" ] || die "no $SYSCTL (kernel without the series?)"
+rm -f "$TMPDIR"/bench.*
+
+# Calibrate: about 1.5 s of work without perf.
+CALLS=1000
+ns=$("$T/bench" "$DEPTH" $CALLS) || die "bench failed"
+CALLS=$((CALLS * 1500000000 / (ns + 1) + 1))
+echo "# depth $DEPTH, $CALLS calls of the hot leaf, period $PERIOD ns, $ROUNDS rounds"
+
+# one MODE: prints "ns samples bytes"
+one() {
+	sw=1
+	prog=$T/bench
+	cg=-g
+	case $1 in
+	base)	"$T/bench" "$DEPTH" $CALLS; return ;;
+	base-fp) "$T/bench-fp" "$DEPTH" $CALLS; return ;;
+	fp)	prog=$T/bench-fp ;;
+	off)	sw=0 ;;
+	dwarf)	cg="--call-graph dwarf" ;;
+	esac
+	echo $sw >"$SYSCTL"
+	# shellcheck disable=SC2086
+	$PERF record -q -e cpu-clock:u -c "$PERIOD" $cg -o "$DATA" -- \
+		"$prog" "$DEPTH" $CALLS >"$OUT" 2>&1 || { cat "$OUT" >&2; die "perf record ($1) failed"; }
+	echo 1 >"$SYSCTL"
+	n=$($PERF report -i "$DATA" --stats 2>/dev/null |
+		awk '/SAMPLE events:/ { print $3; exit }')
+	printf '%s %s %s\n' "$(grep -E '^[0-9]+$' "$OUT")" "${n:-0}" \
+		"$(wc -c <"$DATA")"
+}
+
+r=1
+while [ $r -le "$ROUNDS" ]; do
+	for m in $MODES; do
+		one $m >>"$TMPDIR/bench.$m" || exit 1
+	done
+	r=$((r + 1))
+done
+
+# Frames per sample of the last fp and sframe recordings.
+frames() {
+	echo 1 >"$SYSCTL"
+	[ "$1" = off ] && echo 0 >"$SYSCTL"
+	prog=$T/bench
+	[ "$1" = fp ] && prog=$T/bench-fp
+	$PERF record -q -e cpu-clock:u -c "$PERIOD" -g -o "$DATA" -- \
+		"$prog" "$DEPTH" $((CALLS / 10 + 1)) >/dev/null 2>&1
+	echo 1 >"$SYSCTL"
+	$PERF script -i "$DATA" -F comm,ip 2>/dev/null |
+		awk '/^[ \t]+[0-9a-f]+$/ { f++; next } /^[^ \t]/ { s++ }
+		     END { if (s) printf "%.1f", f / s; else printf "-" }'
+}
+
+median() {
+	sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+echo "# mode       ms  samples  bytes/sample  frames/sample  us/sample  vs fp"
+for m in $MODES; do
+	t=$(awk '{ print $1 }' "$TMPDIR/bench.$m" | median)
+	n=$(awk '{ print $2 }' "$TMPDIR/bench.$m" | median)
+	b=$(awk '{ print $3 }' "$TMPDIR/bench.$m" | median)
+	echo "$m $t $n $b"
+done >"$TMPDIR/bench.med"
+BASE=$(awk '$1 == "base" { print $2 }' "$TMPDIR/bench.med")
+BASEFP=$(awk '$1 == "base-fp" { print $2 }' "$TMPDIR/bench.med")
+FPCOST=
+for m in $MODES; do
+	# shellcheck disable=SC2046 # three fields
+	set -- $(awk -v m=$m '$1 == m { print $2, $3, $4 }' "$TMPDIR/bench.med")
+	t=$1 n=$2 b=$3
+	case $m in
+	base|base-fp)
+		printf '%-8s %7d\n' $m $((t / 1000000))
+		continue ;;
+	fp)	ref=$BASEFP ;;
+	*)	ref=$BASE ;;
+	esac
+	fr=-
+	[ $m != dwarf ] && fr=$(frames $m)
+	cost=$(awk -v t="$t" -v r="$ref" -v n="$n" 'BEGIN { printf "%.2f", (n ? (t - r) / n / 1000 : 0) }')
+	[ $m = fp ] && FPCOST=$cost
+	ratio=$(awk -v c="$cost" -v f="$FPCOST" 'BEGIN { printf "%.2f", (f > 0 ? c / f : 0) }')
+	printf '%-8s %7d %8d %13d %14s %10s %6s\n' $m $((t / 1000000)) "$n" \
+		$((b / (n + 1))) "$fr" "$cost" "$ratio"
+done
+rm -f "$DATA" "$OUT" "$TMPDIR"/bench.*
