@@ -5,8 +5,9 @@
 # goes to build/<arch>/qemu.log (QEMU_TIMEOUT seconds at most, default 900).
 # With "shell": interactive busybox shell on the serial console
 # (Ctrl-A X quits QEMU).
-# QEMU_CPU overrides the -cpu model.  TESTARGS="..." is passed to
-# /tests/run-tests.sh; QEMU_APPEND adds kernel parameters.
+# QEMU_CPU overrides the -cpu model, QEMU_OPTS adds QEMU options (split at
+# blanks).  TESTARGS="..." is passed to /tests/run-tests.sh; QEMU_APPEND
+# adds kernel parameters.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 set_arch "${1:-}"
@@ -31,6 +32,8 @@ arm64)
 	;;
 esac
 QEMU+=(-smp 2 -m 1024 -no-reboot -kernel "$KIMAGE" -initrd "$INITRD")
+# shellcheck disable=SC2206 # split on purpose
+[ -n "${QEMU_OPTS:-}" ] && QEMU+=(${QEMU_OPTS})
 [ -n "${TESTARGS:-}" ] && append+=" testargs=\"$TESTARGS\""
 [ -n "${QEMU_APPEND:-}" ] && append+=" $QEMU_APPEND"
 
