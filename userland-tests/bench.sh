@@ -19,8 +19,8 @@
 # samples per second of CPU time).  The medians over ROUNDS rounds
 # (default 5) give the cost of one sample: (time - time without perf) /
 # samples, for each mode, and its ratio to the frame-pointer walk's.
-# Frames per sample come from perf script (not for dwarf: perf script
-# would unwind every sample in user space).  All numbers of one run come
+# Frames per sample come from perf script of each mode's last recording
+# (not for dwarf: perf script would unwind every sample in user space).  All numbers of one run come
 # from the same boot; only ratios within a run mean anything.
 T=$(cd "$(dirname "$0")" && pwd)
 PERF=${PERF:-perf}
@@ -29,7 +29,6 @@ DEPTH=${1:-32}
 ROUNDS=${2:-5}
 PERIOD=${PERIOD:-100000}
 SYSCTL=${SFT_SYSCTL:-/proc/sys/kernel/sframe_unwind}
-DATA=$TMPDIR/bench.data
 OUT=$TMPDIR/bench.out
 MODES="base base-fp fp sframe off dwarf"
 
@@ -47,8 +46,10 @@ ns=$("$T/bench" "$DEPTH" $CALLS) || die "bench failed"
 CALLS=$((CALLS * 1500000000 / (ns + 1) + 1))
 echo "# depth $DEPTH, $CALLS calls of the hot leaf, period $PERIOD ns, $ROUNDS rounds"
 
-# one MODE: prints "ns samples bytes"
+# one MODE: prints "ns samples bytes"; the recording stays in
+# $TMPDIR/bench.MODE.data
 one() {
+	data=$TMPDIR/bench.$1.data
 	sw=1
 	prog=$T/bench
 	cg=-g
@@ -61,13 +62,13 @@ one() {
 	esac
 	echo $sw >"$SYSCTL"
 	# shellcheck disable=SC2086
-	$PERF record -q -e cpu-clock:u -c "$PERIOD" $cg -o "$DATA" -- \
+	$PERF record -q -e cpu-clock:u -c "$PERIOD" $cg -o "$data" -- \
 		"$prog" "$DEPTH" $CALLS >"$OUT" 2>&1 || { cat "$OUT" >&2; die "perf record ($1) failed"; }
 	echo 1 >"$SYSCTL"
-	n=$($PERF report -i "$DATA" --stats 2>/dev/null |
+	n=$($PERF report -i "$data" --stats 2>/dev/null |
 		awk '/SAMPLE events:/ { print $3; exit }')
 	printf '%s %s %s\n' "$(grep -E '^[0-9]+$' "$OUT")" "${n:-0}" \
-		"$(wc -c <"$DATA")"
+		"$(wc -c <"$data")"
 }
 
 r=1
@@ -78,16 +79,9 @@ while [ $r -le "$ROUNDS" ]; do
 	r=$((r + 1))
 done
 
-# Frames per sample of the last fp and sframe recordings.
+# Frames per sample of the last recording of MODE.
 frames() {
-	echo 1 >"$SYSCTL"
-	[ "$1" = off ] && echo 0 >"$SYSCTL"
-	prog=$T/bench
-	[ "$1" = fp ] && prog=$T/bench-fp
-	$PERF record -q -e cpu-clock:u -c "$PERIOD" -g -o "$DATA" -- \
-		"$prog" "$DEPTH" $((CALLS / 10 + 1)) >/dev/null 2>&1
-	echo 1 >"$SYSCTL"
-	$PERF script -i "$DATA" -F comm,ip 2>/dev/null |
+	$PERF script -i "$TMPDIR/bench.$1.data" -F comm,ip 2>/dev/null |
 		awk '/^[ \t]+[0-9a-f]+$/ { f++; next } /^[^ \t]/ { s++ }
 		     END { if (s) printf "%.1f", f / s; else printf "-" }'
 }
@@ -123,6 +117,6 @@ for m in $MODES; do
 	[ $m = fp ] && FPCOST=$cost
 	ratio=$(awk -v c="$cost" -v f="$FPCOST" 'BEGIN { printf "%.2f", (f > 0 ? c / f : 0) }')
 	printf '%-8s %7d %8d %13d %14s %10s %6s\n' $m $((t / 1000000)) "$n" \
-		$((b / (n + 1))) "$fr" "$cost" "$ratio"
+		$((n ? b / n : 0)) "$fr" "$cost" "$ratio"
 done
-rm -f "$DATA" "$OUT" "$TMPDIR"/bench.*
+rm -f "$OUT" "$TMPDIR"/bench.*
