@@ -7,6 +7,8 @@
 #                                  (default: x86_64 arm64)
 #   make qemu-shell ARCH=...       interactive shell in the guest
 #   make bench     ARCH=x86_64     unwinding cost per sample in the guest
+#   make glibc-sframe ARCH=...     Debian's glibc built with SFrame (cached)
+#   make check-glibc-sframe ARCH=... chain tests with Debian's / that libc
 # ARCH is x86_64 (default) or arm64. Variables: TESTARGS="..." (passed to
 # /tests/run-tests.sh in the guest), QEMU_TIMEOUT=seconds, QEMU_APPEND=...,
 # SERIES=file (another series file, e.g. /dev/null for a stock kernel).
@@ -16,15 +18,15 @@ ARCH ?= x86_64
 CHECK_ARCHES ?= x86_64 arm64
 S := $(TOP)/scripts
 
-export SERIES TESTARGS BENCHARGS QEMU_TIMEOUT QEMU_APPEND QEMU_CPU QEMU_OPTS SMOKE
+export GLIBC_SFRAME LOCK SERIES TESTARGS BENCHARGS QEMU_TIMEOUT QEMU_APPEND QEMU_CPU QEMU_OPTS SMOKE
 MAKEFLAGS += --no-print-directory
 
 .NOTPARALLEL:
 .PHONY: help deps check-deps src config kernel initramfs qemu-test qemu-run \
-	qemu-shell parse check clean demo bench
+	qemu-shell parse check clean demo bench glibc-sframe check-glibc-sframe
 
 help:
-	@sed -n '2,13s/^# \{0,1\}//p' $(TOP)/Makefile
+	@sed -n '2,15s/^# \{0,1\}//p' $(TOP)/Makefile
 
 deps:
 	$(S)/deps.sh
@@ -71,6 +73,17 @@ demo:
 # (BENCHARGS="DEPTH ROUNDS", see userland-tests/bench.sh)
 bench:
 	$(S)/bench.sh $(ARCH)
+
+# Debian's glibc (the guest's libc6 version) rebuilt with -Wa,--gsframe,
+# once, into /var/cache/sframe-glibc/ARCH/VERSION (25-40 min; not part of
+# make check).  make initramfs GLIBC_SFRAME=1 puts it in the guest.
+glibc-sframe:
+	$(S)/build-glibc-sframe.sh $(ARCH)
+
+# the chain tests with Debian's libc and with the SFrame-built one, at
+# sframe_unwind=2 and 1 (four boots; LOCK=file serialises the guest part)
+check-glibc-sframe:
+	$(S)/check-glibc-sframe.sh $(ARCH)
 
 # everything below build/ (the ccache outside the repository stays)
 clean:

@@ -1,6 +1,8 @@
 #!/bin/bash
 # Extract the SFrame reader (lib/sframe/sframe_read.c, sframe_read.h,
-# sframe_format.h) from the quilt series into DESTDIR/lib/sframe/.
+# sframe_format.h) and, once a patch of the series creates them, the
+# .eh_frame converter (lib/sframe/sframe_ehframe.c, sframe_ehframe.h) from
+# the quilt series into DESTDIR/lib/sframe/.
 # Every patch of the series that touches one of these files contributes its
 # hunks for them, in series order, so later fix-up patches are honoured and
 # renamed patches are found by content, not by name.
@@ -11,6 +13,8 @@ set -euo pipefail
 top=$1 dest=$2
 shift 2
 files='lib/sframe/sframe_read.c lib/sframe/sframe_read.h lib/sframe/sframe_format.h'
+# Extracted when present; the Makefile's EH_SRC can point elsewhere.
+optional='lib/sframe/sframe_ehframe.c lib/sframe/sframe_ehframe.h'
 tmp=$dest.tmp
 rm -rf "$tmp"; mkdir -p "$tmp"
 n=0
@@ -20,7 +24,7 @@ while read -r p _; do
 	[ -f "$f" ] || { echo "extract-reader: $f listed in series is missing" >&2; exit 1; }
 	# Keep only the per-file sections ("diff --git a/X b/X" ... up to the
 	# next "diff --git" or the "-- " mail signature) of the wanted files.
-	awk -v want="$files" '
+	awk -v want="$files $optional" '
 	BEGIN { n = split(want, w, " "); for (i = 1; i <= n; i++) keep["b/" w[i]] = 1 }
 	/^diff --git / { on = ($4 in keep); }
 	/^-- $/ { on = 0 }
@@ -40,5 +44,9 @@ for x in "$@"; do
 	patch -s -p1 -d "$tmp" --no-backup-if-mismatch < "$x" ||
 		{ echo "extract-reader: $x does not apply" >&2; exit 1; }
 done
+got=$files
+for x in $optional; do
+	[ -f "$tmp/$x" ] && got="$got $x"
+done
 rm -rf "$dest"; mv "$tmp" "$dest"
-echo "extract-reader: $files from $n patch(es)"
+echo "extract-reader: $got from $n patch(es)"

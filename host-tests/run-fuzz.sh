@@ -17,7 +17,7 @@ grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$l
 echo "fuzz: log in $log"
 if [ $rc -ne 0 ] || [ "$after" -gt "$before" ]; then
 	grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$log" | head -20
-	echo "fuzz: CRASH: copy the artifact into host-tests/regressions/ and fix the reader"
+	echo "fuzz: CRASH: copy the artifact into host-tests/regressions/ and fix the reader (or converter)"
 	echo "fuzz: 0 passed, 1 failed"
 	exit 1
 fi

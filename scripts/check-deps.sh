@@ -1,10 +1,12 @@
 #!/bin/bash
 # Fail at once, listing the missing Debian packages ("make deps" installs them).
-#   scripts/check-deps.sh [all|kernel-ARCH|initramfs-ARCH|qemu-ARCH]
+#   scripts/check-deps.sh [all|kernel-ARCH|initramfs-ARCH|qemu-ARCH|glibc-ARCH]
 set -euo pipefail
 . "$(dirname "$0")/deps-list.sh"
 
 case ${1:-all} in
+glibc-arm64) pkgs=("${DEPS_GLIBC[@]}" "${DEPS_GLIBC_ARM64[@]}") ;;
+glibc-*) pkgs=("${DEPS_GLIBC[@]}") ;;
 *arm64*) pkgs=("${DEPS_COMMON[@]}" "${DEPS_ARM64[@]}" busybox-static) ;;
 *x86_64*) pkgs=("${DEPS_COMMON[@]}" "${DEPS_X86_64[@]}") ;;
 *) pkgs=("${DEPS_COMMON[@]}" "${DEPS_X86_64[@]}" "${DEPS_ARM64[@]}" "${DEPS_TESTS[@]}") ;;
@@ -16,6 +18,8 @@ for p in "${pkgs[@]}"; do
 		missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-	echo "error: missing Debian packages: ${missing[*]} (run 'make deps')" >&2
+	hint="make deps"
+	case ${1:-all} in glibc-*) hint="scripts/deps.sh glibc" ;; esac
+	echo "error: missing Debian packages: ${missing[*]} (run '$hint')" >&2
 	exit 1
 fi

@@ -1,9 +1,15 @@
 #!/bin/bash
 # Install every Debian package the harness needs (idempotent).
+#   scripts/deps.sh          make deps: everything make check needs
+#   scripts/deps.sh glibc    what scripts/build-glibc-sframe.sh needs
 set -euo pipefail
 . "$(dirname "$0")/deps-list.sh"
 
-pkgs=("${DEPS_COMMON[@]}" "${DEPS_X86_64[@]}" "${DEPS_ARM64[@]}" "${DEPS_TESTS[@]}")
+if [ "${1:-}" = glibc ]; then
+	pkgs=("${DEPS_GLIBC[@]}" "${DEPS_GLIBC_ARM64[@]}")
+else
+	pkgs=("${DEPS_COMMON[@]}" "${DEPS_X86_64[@]}" "${DEPS_ARM64[@]}" "${DEPS_TESTS[@]}")
+fi
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||

@@ -50,6 +50,22 @@ if [ -f "$TOP/userland-tests/Makefile" ]; then
 else
 	log "userland-tests/Makefile not there yet: skipping the test programs"
 fi
+# A real program for nosframe.sh: lua built from Debian's lua5.4 source
+# with -Wa,--gsframe, the host tests' corpus object (make check runs the
+# host tests first; otherwise it is built here).  Without it the guest
+# test nosframe-complete fails and says why.
+if [ -f "$ROOT/tests/nosframe.sh" ]; then
+	case $ARCH in
+	x86_64) lua=$BUILD/host/corpus/lua-x86_64 ;;
+	arm64) lua=$BUILD/host/corpus/lua-aarch64 ;;
+	esac
+	log "lua for nosframe.sh (make -C host-tests $lua)"
+	if make -C "$TOP/host-tests" "$lua" && [ -f "$lua" ]; then
+		install -m 0755 "$lua" "$ROOT/tests/lua"
+	else
+		log "could not build $lua: no /tests/lua, the guest test nosframe-complete will fail"
+	fi
+fi
 if [ ! -f "$ROOT/tests/run-tests.sh" ] || [ "${SMOKE:-0}" = 1 ]; then
 	log "using qemu/smoke-test.sh as /tests/run-tests.sh"
 	install -m 0755 "$TOP/qemu/smoke-test.sh" "$ROOT/tests/run-tests.sh"
@@ -118,20 +134,61 @@ while IFS= read -r -d '' f; do
 done < <(find "$ROOT/tests" -type f -perm -u+x -print0)
 log "copied ${#copied[@]} shared objects"
 
+# --- glibc built with SFrame (GLIBC_SFRAME=1) ----------------------------------
+# Debian's glibc libraries in the guest (libc.so.6, ld.so, libm, ...) are
+# replaced by the same source version built with -Wa,--gsframe
+# (scripts/build-glibc-sframe.sh, cached outside the repository; make
+# glibc-sframe builds it): libc and ld.so then carry .sframe.  Their own
+# .symtab names their frames (the libc6-dbg files below are for Debian's
+# build IDs, which these do not have).  Static test programs keep
+# Debian's libc.a.  /tests/LIBC says which libc the guest has.
+if [ "${GLIBC_SFRAME:-0}" = 1 ]; then
+	glibc=$("$TOP/scripts/build-glibc-sframe.sh" "$ARCH" | tail -n 1)
+	[ -f "$glibc/libc.so.6" ] || die "no SFrame-built glibc in '$glibc'"
+	replaced=()
+	while IFS= read -r -d '' f; do
+		so=$(basename "$f")
+		[ -f "$glibc/$so" ] || continue
+		cp "$glibc/$so" "$f"
+		replaced+=("${f#"$ROOT"}")
+	done < <(find "$ROOT/usr/lib" "$ROOT/usr/lib64" -path "$ROOT/usr/lib/debug" -prune -o -type f -print0)
+	case $ARCH in
+	x86_64) rtld=ld-linux-x86-64.so.2 ;;
+	arm64) rtld=ld-linux-aarch64.so.1 ;;
+	esac
+	for so in libc.so.6 $rtld; do
+		case " ${replaced[*]} " in
+		*"/$so "*) ;;
+		*) die "GLIBC_SFRAME=1: no $so replaced in the guest" ;;
+		esac
+	done
+	log "SFrame-built glibc ($glibc): ${replaced[*]}"
+	echo "sframe $(basename "$(dirname "$glibc")")" > "$ROOT/tests/LIBC"
+else
+	echo "debian" > "$ROOT/tests/LIBC"
+fi
+
 # --- libc's symbols -------------------------------------------------------------
 # Debian's libc.so.6 has only its dynamic symbols: perf would print main's
 # caller (__libc_start_call_main) and start_thread as [unknown].  perf
 # finds the separate debug file of libc6-dbg by build ID under
 # /usr/lib/debug/.build-id/, so the tests can expect those names exactly.
-libc=$(find_lib libc.so.6) || die "no libc.so.6 in $SYSROOT"
-bid=$($READELF -nW "$libc" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
-[ -n "$bid" ] || die "$libc has no build ID"
-dbg=usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug
-[ -f "${SYSROOT%/}/$dbg" ] ||
-	die "no ${SYSROOT%/}/$dbg: libc6-dbg missing or not the version of libc6 (run 'make deps')"
-mkdir -p "$ROOT/$(dirname "$dbg")"
-cp "${SYSROOT%/}/$dbg" "$ROOT/$dbg"
-log "libc symbols: /$dbg"
+# The same for libm and ld.so (nosframe.sh: their frames get names too).
+case $ARCH in
+x86_64) ldso=ld-linux-x86-64.so.2 ;;
+arm64) ldso=ld-linux-aarch64.so.1 ;;
+esac
+for so in libc.so.6 libm.so.6 $ldso; do
+	lib=$(find_lib $so) || die "no $so in $SYSROOT"
+	bid=$($READELF -nW "$lib" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
+	[ -n "$bid" ] || die "$lib has no build ID"
+	dbg=usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug
+	[ -f "${SYSROOT%/}/$dbg" ] ||
+		die "no ${SYSROOT%/}/$dbg: libc6-dbg missing or not the version of libc6 (run 'make deps')"
+	mkdir -p "$ROOT/$(dirname "$dbg")"
+	cp "${SYSROOT%/}/$dbg" "$ROOT/$dbg"
+	log "$so symbols: /$dbg"
+done
 
 # --- archive --------------------------------------------------------------------
 (cd "$ROOT" && find . -mindepth 1 | LC_ALL=C sort |

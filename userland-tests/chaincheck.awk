@@ -16,13 +16,38 @@
 # CHAIN (with prefix=1: start with it); samples with other leaves are
 # ignored.  Each CHAIN needs at least `min` such samples.
 #
+# An entry "!FRAME" instead of a CHAIN ignores the samples that have a
+# frame FRAME anywhere in their chain (alternatives and '*' as in a
+# CHAIN), whatever their leaf: e.g. "!_dl_start|_dl_start_user", the
+# samples of ld.so's start-up, which runs some of the hot functions of an
+# ld.so test before main.
+#
 # Exit status: 0 pass, 1 some chain differs, 2 too few samples (and no
 # wrong chain), 3 no sample at all.  Diagnostics go to stdout as "# " lines.
 
-function flush(    i, c, k, ok, j, alts, na, a, hit, s) {
+# Does frame F match the expected frame E (alternatives, '*')?
+function match_frame(f, e,    alts, na, a) {
+	na = split(e, alts, "|")
+	for (a = 1; a <= na; a++)
+		if (f == alts[a] ||
+		    (alts[a] ~ /\*$/ &&
+		     substr(f, 1, length(alts[a]) - 1) == \
+		     substr(alts[a], 1, length(alts[a]) - 1)))
+			return 1
+	return 0
+}
+
+function flush(    i, c, k, ok, j, s) {
 	if (nf == 0)
 		return
 	nsamples++
+	for (k = 1; k <= nign; k++)
+		for (i = 1; i <= nf; i++)
+			if (match_frame(frame[i], ign[k])) {
+				ignored++
+				nf = 0
+				return
+			}
 	c = 0
 	for (k = 1; k <= nexp; k++)
 		if (frame[1] == hot[k]) {
@@ -31,23 +56,15 @@ function flush(    i, c, k, ok, j, alts, na, a, hit, s) {
 		}
 	if (!c) {
 		other++
+		oleaf[frame[1]]++
 		nf = 0
 		return
 	}
 	count[c]++
 	ok = prefix ? (nf >= elen[c]) : (nf == elen[c])
-	for (i = 1; ok && i <= elen[c]; i++) {
-		na = split(eframe[c, i], alts, "|")
-		hit = 0
-		for (a = 1; a <= na; a++)
-			if (frame[i] == alts[a] ||
-			    (alts[a] ~ /\*$/ &&
-			     substr(frame[i], 1, length(alts[a]) - 1) == \
-			     substr(alts[a], 1, length(alts[a]) - 1)))
-				hit = 1
-		if (!hit)
+	for (i = 1; ok && i <= elen[c]; i++)
+		if (!match_frame(frame[i], eframe[c, i]))
 			ok = 0
-	}
 	if (ok) {
 		good[c]++
 	} else {
@@ -65,7 +82,13 @@ function flush(    i, c, k, ok, j, alts, na, a, hit, s) {
 BEGIN {
 	if (min == "")
 		min = 50
-	nexp = split(expect, chains, ";")
+	n = split(expect, all, ";")
+	nexp = nign = 0
+	for (k = 1; k <= n; k++)
+		if (substr(all[k], 1, 1) == "!")
+			ign[++nign] = substr(all[k], 2)
+		else
+			chains[++nexp] = all[k]
 	for (k = 1; k <= nexp; k++) {
 		elen[k] = split(chains[k], tmp, ",")
 		for (i = 1; i <= elen[k]; i++)
@@ -74,7 +97,7 @@ BEGIN {
 		count[k] = good[k] = bad[k] = 0
 	}
 	nf = 0
-	nsamples = other = 0
+	nsamples = other = ignored = 0
 }
 
 # Sample header: not indented.
@@ -128,7 +151,11 @@ END {
 			rc = 1
 		}
 	}
-	printf("# %d samples in all, %d with another leaf\n", nsamples, other)
+	if (nign)
+		printf("# %d samples in all, %d with another leaf, %d ignored (!FRAME)\n",
+		       nsamples, other, ignored)
+	else
+		printf("# %d samples in all, %d with another leaf\n", nsamples, other)
 	if (rc)
 		exit 1
 	if (nsamples == 0)
@@ -137,6 +164,18 @@ END {
 		if (count[k] < min) {
 			printf("# %s: fewer than %d samples\n", hot[k], min)
 			rc = 2
+		}
+	# where the samples went instead: the three most frequent other leaves
+	if (rc == 2)
+		for (i = 1; i <= 3; i++) {
+			best = ""
+			for (l in oleaf)
+				if (best == "" || oleaf[l] > oleaf[best])
+					best = l
+			if (best == "")
+				break
+			printf("# other leaf: %s (%d samples)\n", best, oleaf[best])
+			delete oleaf[best]
 		}
 	exit rc
 }

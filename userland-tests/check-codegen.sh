@@ -79,7 +79,7 @@ sframe_rows() {
 
 # Address of a symbol (hex, no leading zeros) and its size (decimal).
 sym_addr() {
-	$NM "$1" | awk -v s="$2" '$3 == s && ($2 == "T" || $2 == "t") { sub(/^0+/, "", $1); print $1; exit }'
+	$NM "$1" | awk -v s="$2" '$3 == s && $2 ~ /^[TtWw]$/ { sub(/^0+/, "", $1); print $1; exit }'
 }
 
 sym_size() {
@@ -462,6 +462,202 @@ check "libsfdl.so: dl_hot is a leaf without a frame" frameless_leaf "$OUT/libsfd
 check "dso: no tail calls" no_tail_calls "$OUT/dso" cb_mid cb_entry lib_entry lib_call do_lib do_callback
 check "libsfchain.so: no tail calls" no_tail_calls "$OUT/libsfchain.so" lib_mid lib_entry
 check "libsfdl.so: no tail calls" no_tail_calls "$OUT/libsfdl.so" dl_mid dl_entry
+
+
+# CALLEE is called indirectly from FUNC (call *%reg, blr)
+calls_indirect() {
+	dis "$1" "$2" | grep -Eq '	(call +\*|blr[[:space:]])'
+}
+
+# FUNC jumps somewhere (jmp, b, br) as its last instruction before any
+# padding: a tail call
+tail_jumps() {
+	dis "$1" "$2" | grep -Ev '	(nop|cs nop|xchg +%ax,%ax|data16)' | tail -n 1 |
+		grep -Eq '	(jmp|b|br)[[:space:]]'
+}
+
+# ra_undefined FILE ADDR: the .eh_frame FDE covering ADDR (hex), or its
+# CIE, marks the return address undefined: the outermost frame
+ra_undefined() {
+	[ -n "$2" ] || return 1
+	$READELF --debug-dump=frames "$1" 2>/dev/null | awk -v a="$2" -v arch="$ARCH" '
+		function h2d(h,   i, c, v) {
+			v = 0
+			h = tolower(h)
+			for (i = 1; i <= length(h); i++) {
+				c = index("0123456789abcdef", substr(h, i, 1)) - 1
+				v = v * 16 + c
+			}
+			return v
+		}
+		BEGIN { t = h2d(a); ra = arch == "x86_64" ? "r16" : "r30" }
+		/ CIE/ { cur = $1; fde = 0; next }
+		/ FDE / {
+			split($NF, r, /[=.]+/)
+			fde = (h2d(r[2]) <= t && t < h2d(r[3]))
+			c = $5; sub(/^cie=/, "", c)
+			if (fde) { hit = 1; cie = c }
+			next
+		}
+		/DW_CFA_undefined: / && $2 == ra {
+			if (fde) undef = 1
+			else cieundef[cur] = 1
+		}
+		END { exit !(hit && (undef || cieundef[cie])) }'
+}
+
+# ---------------------------------------------------------------------
+# Chains through Debian's libc, ld.so and libstdc++ (libcall, cxx; the
+# eh-* tests): the program's side here, the library side below.
+
+f=$OUT/libcall
+check "libcall: PT_GNU_SFRAME" has_sframe_phdr "$f"
+check "libcall: FDEs for all chain functions" covered "$f" \
+	lc_memcpy lc_strlen lc_malloc qs_hot qs_cmp lc_qsort lc_dlsym main
+check "libcall: qs_hot is a leaf without a frame" frameless_leaf "$f" qs_hot
+check "libcall: no tail calls" no_tail_calls "$f" lc_memcpy lc_strlen \
+	lc_malloc qs_cmp lc_qsort lc_dlsym
+# The leaf or middle frame must be libc's: real calls through the PLT,
+# not inlined copies.
+check "libcall: lc_memcpy calls memcpy in libc" calls "$f" lc_memcpy 'memcpy@plt'
+check "libcall: lc_strlen calls strlen in libc" calls "$f" lc_strlen 'strlen@plt'
+check "libcall: lc_malloc calls malloc in libc" calls "$f" lc_malloc 'malloc@plt'
+check "libcall: lc_malloc calls free in libc" calls "$f" lc_malloc 'free@plt'
+check "libcall: lc_qsort calls qsort in libc" calls "$f" lc_qsort 'qsort@plt'
+check "libcall: qs_cmp calls qs_hot" calls "$f" qs_cmp qs_hot
+check "libcall: lc_dlsym calls dlsym in libc" calls "$f" lc_dlsym 'dlsym@plt'
+check "libcall: _start is the outermost frame (CFI: return address undefined)" \
+	ra_undefined "$f" "$(sym_addr "$f" _start)"
+
+f=$OUT/cxx
+CXX_RUN=_ZNSt6thread11_State_implINS_8_InvokerISt5tupleIJPFvvEEEEEE6_M_runEv
+CXX_INSSORT=_ZSt16__insertion_sortIPlN9__gnu_cxx5__ops15_Iter_comp_iterIPFbllEEEEvT_S7_T0_
+check "cxx: PT_GNU_SFRAME" has_sframe_phdr "$f"
+check "cxx: FDEs for all chain functions" covered "$f" \
+	cs_hot cs_cmp cs_sort "$CXX_INSSORT" co_hot _ZN5CoBuf6xsputnEPKcl \
+	co_write ct_hot ct_mid ct_body main
+for h in cs_hot co_hot ct_hot; do
+	check "cxx: $h is a leaf without a frame" frameless_leaf "$f" $h
+done
+check "cxx: no tail calls" no_tail_calls "$f" cs_cmp cs_sort \
+	_ZN5CoBuf6xsputnEPKcl ct_mid ct_body
+# std::sort of two elements: its insertion sort is a function of its own
+# that calls the comparator (indirectly, through the pointer)
+check "cxx: cs_sort calls std::__insertion_sort" calls "$f" cs_sort "$CXX_INSSORT"
+check "cxx: std::__insertion_sort calls the comparator indirectly" \
+	calls_indirect "$f" "$CXX_INSSORT"
+check "cxx: cs_cmp calls cs_hot" calls "$f" cs_cmp cs_hot
+check "cxx: CoBuf::xsputn calls co_hot" calls "$f" _ZN5CoBuf6xsputnEPKcl co_hot
+check "cxx: co_write calls std::ostream::write in libstdc++" calls "$f" co_write '_ZNSo5writeEPKcl@plt'
+# std::thread's _M_run jumps to ct_body: no frame of its own in the chain
+check "cxx: std::thread's _M_run tail-calls the thread function" \
+	tail_jumps "$f" "$CXX_RUN"
+check "cxx: ct_body calls ct_mid" calls "$f" ct_body ct_mid
+
+# The library side, in the guest's libraries (x86-64: the host's, arm64:
+# Debian's arm64 packages, scripts/fetch-arm64-debs.sh), with the names
+# from libc6-dbg's debug files.
+if [ "$ARCH" = x86_64 ]; then
+	SYSROOT=${SYSROOT:-/}
+	LIBDIR=lib/x86_64-linux-gnu
+	LDSO=lib64/ld-linux-x86-64.so.2
+	MEMCPY=__memmove_avx_unaligned_erms
+	STRLEN=__strlen_avx2
+	THREAD_START=clone3
+else
+	SYSROOT=${SYSROOT:-$("$(dirname "$0")/../scripts/fetch-arm64-debs.sh")}
+	LIBDIR=lib/aarch64-linux-gnu
+	LDSO=lib/ld-linux-aarch64.so.1
+	MEMCPY=__memcpy_generic
+	STRLEN=__strlen_asimd
+	THREAD_START=thread_start
+fi
+LIBC=${SYSROOT%/}/$LIBDIR/libc.so.6
+LD=${SYSROOT%/}/$LDSO
+
+# The separate debug file of a library (libc6-dbg), by build ID.
+debug_file() {
+	_b=$($READELF -nW "$1" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
+	echo "${SYSROOT%/}/usr/lib/debug/.build-id/$(echo "$_b" | cut -c1-2)/$(echo "$_b" | cut -c3-).debug"
+}
+
+# Disassembly of a library function named in its debug file:
+# lib_dis LIB FUNC
+lib_dis() {
+	_d=$(debug_file "$1")
+	set -- "$1" "$2" $($NM -S "$_d" | awk -v s="$2" '$4 == s { print $1, $2; exit }')
+	[ -n "$3" ] || return 1
+	$OBJDUMP -d --no-show-raw-insn --start-address=0x$3 \
+		--stop-address=$(printf '%#x' $((0x$3 + 0x$4))) "$1" |
+		grep -E '^ *[0-9a-f]+:'
+}
+
+lib_addr() {
+	$NM "$(debug_file "$1")" | awk -v s="$2" '$3 == s { sub(/^0+/, "", $1); print $1; exit }'
+}
+
+# lib_calls LIB FROM TO: FROM calls TO; lib_jumps: FROM jumps to TO (a
+# tail call: no frame of FROM's in the chain)
+lib_calls() {
+	_t=$(lib_addr "$1" "$3")
+	[ -n "$_t" ] && lib_dis "$1" "$2" | grep -Eq "	(call|bl)[[:space:]]+$_t <"
+}
+
+lib_jumps() {
+	_t=$(lib_addr "$1" "$3")
+	[ -n "$_t" ] && lib_dis "$1" "$2" | grep -Eq "	(jmp|b)[[:space:]]+$_t <"
+}
+
+lib_calls_indirect() {
+	lib_dis "$1" "$2" | grep -Eq '	(call +\*|blr[[:space:]])'
+}
+
+lib_has() {
+	_l=$1
+	shift
+	for _s in "$@"; do
+		[ -n "$(lib_addr "$_l" "$_s")" ] || return 1
+	done
+}
+
+# The return address of the indirect call (the thread function's) in the
+# child path of clone3 (x86-64) or clone's thread_start (arm64), minus 1.
+lib_child_ra() {
+	lib_dis "$LIBC" "$THREAD_START" | awk '
+		found { a = $1; sub(/:$/, "", a); print a; exit }
+		/\t(call +\*|blr[[:space:]])/ { found = 1 }' |
+		{ read -r _a && printf '%x' $((0x$_a - 1)); }
+}
+
+check "libc: libc6-dbg's debug file there" test -f "$(debug_file "$LIBC")"
+check "ld.so: libc6-dbg's debug file there" test -f "$(debug_file "$LD")"
+check "libc: the ifunc variants QEMU's CPU selects ($MEMCPY, $STRLEN) exist" \
+	lib_has "$LIBC" "$MEMCPY" "$STRLEN"
+check "libc: qsort tail-calls __qsort_r" lib_jumps "$LIBC" qsort __qsort_r
+check "libc: __qsort_r calls msort_with_tmp.part.0" \
+	lib_calls "$LIBC" __qsort_r msort_with_tmp.part.0
+check "libc: msort_with_tmp.part.0 calls the comparator indirectly" \
+	lib_calls_indirect "$LIBC" msort_with_tmp.part.0
+check "libc: free calls _int_free" lib_calls "$LIBC" __libc_free _int_free
+check "libc: dlsym calls _dlerror_run" lib_calls "$LIBC" ___dlsym _dlerror_run
+# (through GLRO(dl_catch_error): an indirect call)
+check "libc: _dlerror_run calls _dl_catch_error indirectly" \
+	lib_calls_indirect "$LIBC" _dlerror_run
+check "libc: _dl_catch_error calls _dl_catch_exception" \
+	lib_calls "$LIBC" _dl_catch_error _dl_catch_exception
+check "libc: _dl_catch_exception calls its operation indirectly" \
+	lib_calls_indirect "$LIBC" _dl_catch_exception
+check "libc: dlsym_doit calls _dl_sym" lib_calls "$LIBC" dlsym_doit _dl_sym
+check "libc: _dl_sym tail-calls do_sym" lib_jumps "$LIBC" _dl_sym do_sym
+check "libc: do_sym calls ld.so's _dl_lookup_symbol_x indirectly" \
+	lib_calls_indirect "$LIBC" do_sym
+check "ld.so: _dl_lookup_symbol_x calls do_lookup_x" \
+	lib_calls "$LD" _dl_lookup_symbol_x do_lookup_x
+check "libc: start_thread calls the thread function indirectly" \
+	lib_calls_indirect "$LIBC" start_thread
+# The outermost frames: their CFI marks the return address undefined.
+check "libc: $THREAD_START's child path is the outermost frame" \
+	ra_undefined "$LIBC" "$(lib_child_ra)"
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

@@ -5,25 +5,39 @@
 # with -fomit-frame-pointer -Wa,--gsframe must be complete.  Runs in the
 # guest (busybox sh + awk, perf, root); prints TAP on stdout.
 #
-#   run-tests.sh [-m MS] [-n MIN] [-k] [-l] [GLOB]
+#   run-tests.sh [-m MS] [-n MIN] [-u LEVEL] [-f] [-k] [-l] [GLOB...]
 #
 #   -m MS   CPU time of each hot chain, in ms (default 600)
 #   -n MIN  samples needed per hot function (default 50)
 #   -k      keep the perf data and scripts of failed tests in $TMPDIR
 #   -l      list the tests: KIND NAME EXPECTED-CHAINS COMMAND (tab separated)
-#   GLOB    only run the tests whose name matches (shell pattern); the
-#           control test runs when at least one SFrame test is selected
+#   -u LEVEL  kernel.sframe_unwind for the "sframe" and "bad" tests
+#           (default 2: .sframe, and tables from .eh_frame where there is
+#           none); at 2 their chains go on through libc (-f), at 1
+#           (.sframe only) they end at main's caller and start_thread
+#   -f      expect libc's own frames after main's caller and a thread's
+#           start, down to _start and clone3 (arm64: clone's
+#           thread_start): with -u 2 (tables from
+#           libc's .eh_frame) or with a libc that has .sframe
+#           (mk-initramfs.sh GLIBC_SFRAME=1, make check-glibc-sframe)
+#   GLOB    only run the tests whose name matches one of the GLOBs (shell
+#           patterns); a control test runs when at least one test of its
+#           kind is selected
 #
 # Each test runs one program under
 #   perf record -e cpu-clock:u -F 1000 -g -- PROG ARGS
-# and checks `perf script -F comm,tid,ip,sym,dso` with chaincheck.awk:
-# every sample whose leaf is a hot function must carry exactly the
-# expected chain (leaf first), and each hot function needs MIN samples.
+# and checks `perf script -F comm,tid,ip,sym,dso --no-demangle` with
+# chaincheck.awk: every sample whose leaf is a hot function must carry
+# exactly the expected chain (leaf first), and each hot function needs
+# MIN samples.  kernel.sframe_unwind is set for each test by its kind
+# (see all_tests): sframe and bad at LEVEL, eh at 2, stock at 1.
 #
-# Then, if /proc/sys/kernel/sframe_unwind exists, it is set to 0 (stock
-# frame-pointer walk) and every SFrame test is run again, quietly: the
-# test control-sframe-off-truncates passes only if every one of them now
-# fails with a wrong chain, which shows that the SFrame tests can fail.
+# Then the controls, if /proc/sys/kernel/sframe_unwind exists: each
+# rerun of one kind of test at a level where those tests cannot pass
+# must see every one of them fail with a wrong chain, which shows that
+# they can fail.  control-sframe-off-truncates: the sframe tests at 0
+# (stock frame-pointer walk); control-eh-off-truncates: the eh tests at 1
+# (.sframe only, no tables from .eh_frame).
 #
 # Environment: PERF (perf binary), TMPDIR (default /tmp).  For host-side
 # validation only: SFT_DWARF=1 records with --call-graph dwarf and
@@ -38,6 +52,8 @@ MIN=50
 KEEP=0
 LIST=0
 GLOB='*'
+LEVEL=2
+FULL=0
 SYSCTL=${SFT_SYSCTL:-/proc/sys/kernel/sframe_unwind}
 
 while [ $# -gt 0 ]; do
@@ -47,8 +63,10 @@ while [ $# -gt 0 ]; do
 	-k) KEEP=1; shift ;;
 	-l) LIST=1; shift ;;
 	-h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-u) LEVEL=$2; shift 2 ;;
+	-f) FULL=1; shift ;;
 	-*) echo "run-tests.sh: unknown option $1" >&2; exit 2 ;;
-	*) GLOB=$1; shift ;;
+	*) if [ "$GLOB" = '*' ]; then GLOB=$1; else GLOB="$GLOB $1"; fi; shift ;;
 	esac
 done
 
@@ -68,6 +86,8 @@ LOG=$TMPDIR/sft-log.txt
 # ---------------------------------------------------------------------
 # Expected chains.  Frames are leaf first, separated by ','; a frame may
 # list alternatives separated by '|'; a trailing '*' matches a prefix.
+# An entry "!FRAME" ignores the samples that have a frame FRAME
+# (chaincheck.awk).
 # A frame "[unknown]@DSO" is an address perf found in DSO but could not
 # name.  libc's frames are named exactly: Debian's libc.so.6 has only its
 # dynamic symbols, so the initramfs has libc6-dbg's debug file of it
@@ -81,6 +101,28 @@ LOG=$TMPDIR/sft-log.txt
 # start_thread(), which calls the thread function.
 LIBC_MAIN=__libc_start_call_main
 LIBC_THREAD=start_thread
+# With tables from .eh_frame (or a libc with .sframe) the walk goes on
+# through libc to its outermost frames, whose DWARF CFI says "return
+# address undefined": _start (main's caller's caller, in the program:
+# crt1.o's, or libc.a's start-up in a static binary) and, for a thread,
+# the child path of clone3 (x86-64, sysdeps/unix/sysv/linux/x86_64/
+# clone3.S; perf names it clone3, not its alias __clone3) or of clone
+# (arm64: glibc 2.36 has no clone3 there; clone.S's thread_start).
+# __libc_start_main's symbol is versioned in the dynamic libc
+# (__libc_start_main@@GLIBC_2.34) and __libc_start_main_impl in libc.a.
+LIBC_SM='__libc_start_main*'
+LIBC_MAIN_FULL="$LIBC_MAIN,$LIBC_SM,_start"
+if [ "$ARCH" = arm64 ]; then
+	LIBC_THREAD_FULL="$LIBC_THREAD,thread_start"
+else
+	LIBC_THREAD_FULL="$LIBC_THREAD,clone3"
+fi
+# -f (or -u 2): the sframe tests' chains are complete too
+[ "$LEVEL" -ge 2 ] && FULL=1
+if [ "$FULL" = 1 ]; then
+	LIBC_MAIN=$LIBC_MAIN_FULL
+	LIBC_THREAD=$LIBC_THREAD_FULL
+fi
 
 # nr_caller() ends with a call to the noreturn nr_dead(): the return
 # address it leaves is the first byte of nr_next(), and perf symbolises
@@ -122,18 +164,20 @@ pro_chains() {
 	echo "$_c"
 }
 
-# Expected chain of a shape, with SFrame.
+# Expected chain of a shape, with SFrame: sframe_chain SHAPE [LIBC]
+# (LIBC: main's caller and what follows it, default $LIBC_MAIN).
 sframe_chain() {
+	_lm=${2:-$LIBC_MAIN}
 	case "$1" in
-	leaf)		echo "leaf_hot,leaf_driver,sh_leaf,main,$LIBC_MAIN" ;;
-	bigframe)	echo "bigframe_hot,bigframe_mid,sh_bigframe,main,$LIBC_MAIN" ;;
-	bigleaf)	echo "bigleaf_hot,sh_bigleaf,main,$LIBC_MAIN" ;;
-	alloca)		echo "alloca_hot,alloca_mid,sh_alloca,main,$LIBC_MAIN" ;;
-	vlaleaf)	echo "vlaleaf_hot,sh_vlaleaf,main,$LIBC_MAIN" ;;
-	recurse)	echo "recurse_hot,$(rep recurse 50),sh_recurse,main,$LIBC_MAIN" ;;
-	noreturn)	echo "nr_hot,nr_dead,$NR_CALLER,sh_noreturn,main,$LIBC_MAIN" ;;
-	epilogues)	echo "epi_hot,epi_mid,sh_epilogues,main,$LIBC_MAIN" ;;
-	prologue)	pro_chains "pro_driver,sh_prologue,main,$LIBC_MAIN" ;;
+	leaf)		echo "leaf_hot,leaf_driver,sh_leaf,main,$_lm" ;;
+	bigframe)	echo "bigframe_hot,bigframe_mid,sh_bigframe,main,$_lm" ;;
+	bigleaf)	echo "bigleaf_hot,sh_bigleaf,main,$_lm" ;;
+	alloca)		echo "alloca_hot,alloca_mid,sh_alloca,main,$_lm" ;;
+	vlaleaf)	echo "vlaleaf_hot,sh_vlaleaf,main,$_lm" ;;
+	recurse)	echo "recurse_hot,$(rep recurse 50),sh_recurse,main,$_lm" ;;
+	noreturn)	echo "nr_hot,nr_dead,$NR_CALLER,sh_noreturn,main,$_lm" ;;
+	epilogues)	echo "epi_hot,epi_mid,sh_epilogues,main,$_lm" ;;
+	prologue)	pro_chains "pro_driver,sh_prologue,main,$_lm" ;;
 	esac
 }
 
@@ -163,7 +207,11 @@ sframe_chain() {
 # on the host kernel's stock walk, arm64 by emulating the walk in gdb on
 # qemu-user; check-codegen.sh checks that the chain functions leave the
 # frame pointer register alone.
-LIBC_SM='__libc_start_main*'
+#
+# That is what these programs give with kernel.sframe_unwind=1: the
+# kernel then uses no .eh_frame and falls back to the stock walk for an
+# object without (usable) .sframe.  At 2 the same programs are unwound
+# with tables from their .eh_frame: complete chains (the eh-* tests).
 fp_chain() {
 	if [ "$ARCH" = arm64 ]; then
 		case "$1" in
@@ -190,12 +238,53 @@ CORRUPT="magic version unsorted nfdes fdeoff frelen trunc-hdr trunc-fre fde-freo
 # would report the leaf alone instead.
 CORRUPT_SHAPE=alloca
 
+# Frames in Debian's libc and ld.so (libcall.c), named through libc6-dbg's
+# debug files.  perf picks one name among aliases (util/symbol.c
+# choose_best_symbol(): global, then fewer leading underscores, then the
+# longest name): memcpy's ifunc variant is named __memmove_* on x86-64
+# (the same code), free is cfree@GLIBC_<oldest>, __qsort_r __GI___qsort_r.
+# The ifunc variants are those the guest selects: x86-64, QEMU's TCG
+# "max" CPU has AVX2 but no AVX-512 (qemu-x86_64 -cpu max picks the same
+# on the host); arm64, the guest kernel has neither CONFIG_ARM64_SVE nor
+# MTE, so __memcpy_generic (not __memcpy_sve) and __strlen_asimd (not
+# __strlen_generic, glibc's choice when MTE is on).  qsort() itself
+# tail-calls __qsort_r.
+if [ "$ARCH" = arm64 ]; then
+	LC_MEMCPY=__memcpy_generic
+	LC_STRLEN=__strlen_asimd
+	LC_FREE=cfree@GLIBC_2.17
+else
+	LC_MEMCPY=__memmove_avx_unaligned_erms
+	LC_STRLEN=__strlen_avx2
+	LC_FREE=cfree@GLIBC_2.2.5
+fi
+LC_QSORT=msort_with_tmp.part.0,__GI___qsort_r
+# dlsym (libc) runs the lookup under _dlerror_run/_dl_catch_error, and
+# do_sym calls ld.so's _dl_lookup_symbol_x through GLRO.
+LC_DLSYM=_dl_lookup_symbol_x,do_sym,dlsym_doit,_dl_catch_exception,_dl_catch_error,_dlerror_run,dlsym@@GLIBC_2.34
+# libstdc++ (Debian's, only its dynamic symbols): std::ostream::write
+# (perf script --no-demangle: the mangled names, without the ", " of the
+# demangled ones), and std::thread's execute_native_thread_routine, a
+# static function perf cannot name (libstdc++.so.6 in the guest,
+# libstdc++.so.6.0.30 on the host).
+CXX_WRITE=_ZNSo5writeEPKcl
+CXX_THREAD='[unknown]@libstdc++.so.6*'
+# std::sort's insertion sort, instantiated in the program (not inlined)
+CXX_INSSORT=_ZSt16__insertion_sortIPlN9__gnu_cxx5__ops15_Iter_comp_iterIPFbllEEEEvT_S7_T0_
+
 # ---------------------------------------------------------------------
 # The test list: every entry calls `t KIND NAME EXPECT PROG ARGS...`.
-# KIND is "sframe" (unwound with SFrame; rerun by the control), "stock"
-# (unwound the stock way, with or without the switch), "bad" (SFrame data
-# meets a bad stack: checked with the switch on only) or "cpu" (not a
-# recording: PROG ARGS is a shell function that checks the guest).
+# KIND says at which kernel.sframe_unwind the test runs and which control
+# reruns it (kind_level, CONTROLS):
+#   sframe  unwound with the program's .sframe (and at 2 libc's frames from
+#           tables built from its .eh_frame): runs at LEVEL, rerun at 0
+#   eh      needs tables from .eh_frame (leaf or middle frames in Debian's
+#           libc, ld.so or libstdc++, or a program without usable
+#           .sframe): runs at 2, rerun at 1 (.sframe only)
+#   stock   no usable .sframe: the stock frame-pointer walk, at 1
+#   bad     SFrame data meets a bad stack: at LEVEL, no control
+#   cpu     not a recording: PROG ARGS is a shell function that checks
+#           the guest
 all_tests() {
 	for v in pie nopie static; do
 		case $v in
@@ -262,14 +351,72 @@ all_tests() {
 		t stock "corrupt-$c" "$(fp_chain $CORRUPT_SHAPE)" \
 			"$T/shapes-corrupt-$c" $CORRUPT_SHAPE $MS
 	done
+
+	# The same programs with tables from .eh_frame: complete chains
+	# (an object whose .sframe is missing or unusable uses its
+	# .eh_frame only).
+	for s in $SHAPES; do
+		t eh "eh-nosframe-$s" "$(sframe_chain $s "$LIBC_MAIN_FULL")" \
+			"$T/shapes-nosframe" $s $MS
+	done
+	for c in $CORRUPT; do
+		t eh "eh-corrupt-$c" "$(sframe_chain $CORRUPT_SHAPE "$LIBC_MAIN_FULL")" \
+			"$T/shapes-corrupt-$c" $CORRUPT_SHAPE $MS
+	done
+
+	# Leaves and middle frames in libc and ld.so (libcall.c).
+	t eh eh-libc-memcpy "$LC_MEMCPY,lc_memcpy,main,$LIBC_MAIN_FULL" \
+		"$T/libcall" memcpy $MS
+	t eh eh-libc-strlen "$LC_STRLEN,lc_strlen,main,$LIBC_MAIN_FULL" \
+		"$T/libcall" strlen $MS
+	t eh eh-libc-malloc "malloc,lc_malloc,main,$LIBC_MAIN_FULL;_int_free,$LC_FREE,lc_malloc,main,$LIBC_MAIN_FULL" \
+		"$T/libcall" malloc $((MS * 2))
+	t eh eh-libc-qsort "qs_hot,qs_cmp,$LC_QSORT,lc_qsort,main,$LIBC_MAIN_FULL" \
+		"$T/libcall" qsort $MS
+	# (ld.so's start-up also runs do_lookup_x, before main: its samples,
+	# which run under ld.so's _dl_start, or _dl_init called from
+	# _dl_start_user, are not checked; ld.so's outermost frame is
+	# _dl_start_user on x86-64 but _start on arm64, the name of the
+	# program's _start)
+	t eh eh-ldso-dlsym "do_lookup_x,$LC_DLSYM,lc_dlsym,main,$LIBC_MAIN_FULL;!_dl_start|_dl_start_user" \
+		"$T/libcall" dlsym $((MS * 2))
+
+	# C++ (cxx.cc): std::sort is instantiated in the program (its
+	# frames have .sframe); std::ostream::write and the thread start
+	# routine are libstdc++'s own code.
+	t sframe cxx-sort "cs_hot,cs_cmp,$CXX_INSSORT,cs_sort,main,$LIBC_MAIN" \
+		"$T/cxx" sort $MS
+	t eh eh-cxx-ostream "co_hot,_ZN5CoBuf6xsputnEPKcl,$CXX_WRITE,co_write,main,$LIBC_MAIN_FULL" \
+		"$T/cxx" ostream $MS
+	t eh eh-cxx-thread "ct_hot,ct_mid,ct_body,$CXX_THREAD,$LIBC_THREAD_FULL" \
+		"$T/cxx" thread $MS
 }
 
-selected() {
-	# shellcheck disable=SC2254 # GLOB is a pattern
+# kernel.sframe_unwind for a test of kind KIND
+kind_level() {
 	case "$1" in
-	$GLOB) return 0 ;;
+	sframe|bad) echo "$LEVEL" ;;
+	eh) echo 2 ;;
+	stock) echo 1 ;;
+	*) echo "" ;;
 	esac
-	return 1
+}
+
+# The controls, KIND:LEVEL:TEST each: the tests of KIND rerun at LEVEL
+# must all fail with a wrong chain for TEST to pass.
+CONTROLS="sframe:0:control-sframe-off-truncates eh:1:control-eh-off-truncates"
+
+selected() {
+	_sel=1
+	set -f		# the GLOBs are patterns, not file names
+	for _g in $GLOB; do
+		# shellcheck disable=SC2254 # _g is a pattern
+		case "$1" in
+		$_g) _sel=0; break ;;
+		esac
+	done
+	set +f
+	return $_sel
 }
 
 # ---------------------------------------------------------------------
@@ -329,7 +476,7 @@ check() {
 		return 4
 	fi
 	if ! $PERF script -i "$DATA" -F comm,tid,ip,sym,dso --no-inline \
-		>"$TXT" 2>>"$LOG"; then
+		--no-demangle >"$TXT" 2>>"$LOG"; then
 		echo "perf script failed" >>"$LOG"
 		return 4
 	fi
@@ -360,6 +507,15 @@ keep() {
 	fi
 }
 
+# set_level N: kernel.sframe_unwind=N, if there is the switch and N is
+# not empty.
+CUR_LEVEL=
+set_level() {
+	[ -n "$1" ] && [ -n "$ORIG" ] && [ "$1" != "$CUR_LEVEL" ] || return 0
+	echo "$1" >"$SYSCTL"
+	CUR_LEVEL=$1
+}
+
 # Main pass.
 t_run() {
 	_kind=$1
@@ -367,7 +523,8 @@ t_run() {
 	_exp=$3
 	shift 3
 	selected "$_name" || return 0
-	echo "# $_name: $*"
+	set_level "$(kind_level "$_kind")"
+	echo "# $_name: $*${CUR_LEVEL:+ (sframe_unwind=$CUR_LEVEL)}"
 	if [ "$_kind" = cpu ]; then
 		: >"$LOG"
 		"$@"
@@ -385,23 +542,28 @@ t_run() {
 	fi
 }
 
-# Counting pass.
+# Counting pass; KINDS: the kinds of the selected tests.
 COUNT=0
+KINDS=" "
 t_count() {
 	selected "$2" || return 0
 	COUNT=$((COUNT + 1))
-	[ "$1" = sframe ] && HAVE_SFRAME=1
+	case "$KINDS" in
+	*" $1 "*) ;;
+	*) KINDS="$KINDS$1 " ;;
+	esac
 }
 
-# Control pass: SFrame tests with the switch off must all fail with a
-# wrong chain (1).
+# Control pass: the tests of kind CTL_KIND, at a level where they cannot
+# pass, must all fail with a wrong chain (1).
 CONTROL_BAD=0
+CTL_KIND=
 t_control() {
 	_kind=$1
 	_name=$2
 	_exp=$3
 	shift 3
-	[ "$_kind" = sframe ] || return 0
+	[ "$_kind" = "$CTL_KIND" ] || return 0
 	selected "$_name" || return 0
 	check "$_exp" "$@"
 	_res=$?
@@ -427,10 +589,21 @@ if [ $LIST = 1 ]; then
 	exit 0
 fi
 
-HAVE_SFRAME=0
+# has_kind KIND: some selected test is of kind KIND
+has_kind() {
+	case "$KINDS" in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
+
 t() { t_count "$@"; }
 all_tests
-[ $HAVE_SFRAME = 1 ] && COUNT=$((COUNT + 1))
+for _c in $CONTROLS; do
+	has_kind "${_c%%:*}" && COUNT=$((COUNT + 1))
+done
+selected nosframe-complete && [ -x "$T/nosframe.sh" ] && COUNT=$((COUNT + 1))
+selected tables-shared && [ -x "$T/tables.sh" ] && COUNT=$((COUNT + 1))
 
 echo "TAP version 13"
 echo "1..$COUNT"
@@ -443,8 +616,7 @@ probe_perf
 ORIG=
 if [ -w "$SYSCTL" ]; then
 	ORIG=$(cat "$SYSCTL")
-	echo 1 >"$SYSCTL"
-	echo "# $SYSCTL: was $ORIG, set to 1"
+	echo "# $SYSCTL: was $ORIG; tests: sframe and bad at $LEVEL, eh at 2, stock at 1"
 else
 	echo "# no $SYSCTL"
 fi
@@ -452,23 +624,49 @@ fi
 t() { t_run "$@"; }
 all_tests
 
-if [ $HAVE_SFRAME = 1 ]; then
-	if [ -n "$ORIG" ]; then
-		echo 0 >"$SYSCTL"
-		echo "# control: $SYSCTL set to 0, rerunning the SFrame tests"
-		t() { t_control "$@"; }
-		all_tests
-		echo 1 >"$SYSCTL"
-		if [ $CONTROL_BAD -eq 0 ]; then
-			ok control-sframe-off-truncates
-		else
-			echo "# control: $CONTROL_BAD SFrame test(s) did not fail with the switch off"
-			not_ok control-sframe-off-truncates
-		fi
-		echo "$ORIG" >"$SYSCTL"
+# control KIND:LEVEL:NAME: rerun the selected tests of KIND at LEVEL;
+# NAME passes if every one of them fails with a wrong chain.
+control() {
+	set -- "${1%%:*}" "$(echo "$1" | cut -d: -f2)" "${1##*:}"
+	if [ -z "$ORIG" ]; then
+		echo "# control: no $SYSCTL, cannot set it to $2"
+		not_ok "$3"
+		return
+	fi
+	set_level "$2"
+	echo "# control: $SYSCTL set to $2, rerunning the $1 tests"
+	CTL_KIND=$1
+	CONTROL_BAD=0
+	t() { t_control "$@"; }
+	all_tests
+	if [ $CONTROL_BAD -eq 0 ]; then
+		ok "$3"
 	else
-		echo "# control: no $SYSCTL, cannot turn SFrame unwinding off"
-		not_ok control-sframe-off-truncates
+		echo "# control: $CONTROL_BAD $1 test(s) did not fail at sframe_unwind=$2"
+		not_ok "$3"
+	fi
+}
+
+for _c in $CONTROLS; do
+	has_kind "${_c%%:*}" && control "$_c"
+done
+[ -n "$ORIG" ] && echo "$ORIG" >"$SYSCTL"
+
+# One copy of the unwind tables per file, freed at exit (tables.sh).
+if selected tables-shared && [ -x "$T/tables.sh" ]; then
+	if "$T/tables.sh"; then
+		ok tables-shared
+	else
+		not_ok tables-shared
+	fi
+fi
+
+# A real program mostly in libc and libm, without .sframe (nosframe.sh).
+if selected nosframe-complete && [ -x "$T/nosframe.sh" ]; then
+	if "$T/nosframe.sh" $([ $KEEP = 1 ] && echo -k); then
+		ok nosframe-complete
+	else
+		not_ok nosframe-complete
 	fi
 fi
 

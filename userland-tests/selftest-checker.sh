@@ -156,6 +156,22 @@ rec() {
 }
 repeat 60 rec 50 >"$TMP/rec50"
 { repeat 60 rec 50; rec 49; } >"$TMP/rec49"
+# A hot function of ld.so that also runs in ld.so's start-up, before
+# main: those samples ("!_dl_start|_dl_start_user", a frame of theirs)
+# are ignored, others are not.
+DL="do_lookup_x,_dl_lookup_symbol_x,do_sym,lc_dlsym,main,$LIBC"
+dl() {
+	sample libcall 100 do_lookup_x@/usr/lib/ld.so _dl_lookup_symbol_x@/usr/lib/ld.so \
+		do_sym@/usr/lib/libc.so.6 lc_dlsym@/tests/libcall main@/tests/libcall \
+		__libc_start_call_main@/usr/lib/libc.so.6
+}
+dlstart() {
+	sample libcall 100 do_lookup_x@/usr/lib/ld.so _dl_lookup_symbol_x@/usr/lib/ld.so \
+		dl_main@/usr/lib/ld.so "$1@/usr/lib/ld.so" "$2@/usr/lib/ld.so"
+}
+# x86-64 (outermost _dl_start_user), arm64 (outermost _start)
+{ repeat 60 dl; dlstart _dl_start _dl_start_user; dlstart _dl_start _start; } >"$TMP/dlstart"
+{ repeat 60 dl; dlstart _dl_start _start; dlstart _dl_sysdep_start _start; } >"$TMP/dlstart-other"
 
 AWKS="awk"
 if command -v busybox >/dev/null 2>&1 && busybox awk 'BEGIN{}' 2>/dev/null; then
@@ -185,6 +201,9 @@ for A in $AWKS; do
 		'leaf_hot,__libc_start_main*|[unknown]@libc.so.6,_start' "$TMP/arm64-fp"
 	expect_rc "50 recursive frames" 0 $A "$R" "$TMP/rec50"
 	expect_rc "49 recursive frames are caught" 1 $A "$R" "$TMP/rec49"
+	expect_rc "start-up samples fail without an ignore entry" 1 $A "$DL" "$TMP/dlstart"
+	expect_rc "start-up samples are ignored (!_dl_start|_dl_start_user)" 0 $A "$DL;!_dl_start|_dl_start_user" "$TMP/dlstart"
+	expect_rc "only samples with the named frames are ignored" 1 $A "$DL;!_dl_start|_dl_start_user" "$TMP/dlstart-other"
 done
 
 echo "$PASS passed, $FAIL failed"

@@ -8,7 +8,9 @@
 #   validate-host.sh ARCH OUT
 #
 # x86_64:
-#   - SFrame tests (except static-*): perf record --call-graph dwarf on the
+#   - SFrame tests (except static-*) and the eh tests (but eh-libc-memcpy
+#     and eh-libc-strlen, whose leaf is the ifunc variant QEMU's CPU
+#     selects, not the host's): perf record --call-graph dwarf on the
 #     host, chains compared as prefixes (SFT_DWARF=1 run-tests.sh);
 #   - stock tests (nosframe-*, corrupt-*): perf record -g on the host
 #     kernel, whose frame-pointer walk is the stock one;
@@ -167,7 +169,9 @@ tap_results() {
 
 if [ "$ARCH" = x86_64 ]; then
 	if perf record -q -o "$TMP/probe.data" -e cpu-clock:u -- true >/dev/null 2>&1; then
-		for g in 'pie-*' 'nopie-*' threads fork orphan exec 'dso-*'; do
+		for g in 'pie-*' 'nopie-*' threads fork orphan exec 'dso-*' \
+			'eh-nosframe-*' 'eh-corrupt-*' eh-libc-malloc eh-libc-qsort \
+			eh-ldso-dlsym 'cxx-*' 'eh-cxx-*'; do
 			SFT_DWARF=1 TMPDIR=$TMP sh "$OUT/run-tests.sh" -m $MS "$g" >"$TMP/tap" 2>&1
 			tap_results dwarf
 		done

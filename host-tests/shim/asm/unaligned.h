@@ -1,4 +1,7 @@
-/* Host shim for the SFrame reader: little-endian unaligned loads. */
+/*
+ * Host shim for the SFrame reader and the .eh_frame converter:
+ * little-endian unaligned loads and stores.
+ */
 #ifndef _HOST_SHIM_ASM_UNALIGNED_H
 #define _HOST_SHIM_ASM_UNALIGNED_H
 #include <stdint.h>
@@ -28,5 +31,20 @@ static inline uint64_t get_unaligned_le64(const void *p)
 
 	memcpy(&v, p, sizeof(v));
 	return v;
+}
+
+static inline void put_unaligned_le16(uint16_t val, void *p)
+{
+	memcpy(p, &val, sizeof(val));
+}
+
+static inline void put_unaligned_le32(uint32_t val, void *p)
+{
+	memcpy(p, &val, sizeof(val));
+}
+
+static inline void put_unaligned_le64(uint64_t val, void *p)
+{
+	memcpy(p, &val, sizeof(val));
 }
 #endif

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Chains whose frames lie in Debian's libc and ld.so, which have no
+ * .sframe: the kernel unwinds them with the tables it builds from their
+ * .eh_frame (kernel.sframe_unwind=2).  The program itself has .sframe.
+ *
+ *   libcall memcpy [ms]
+ *	memcpy's variant (an ifunc: chosen by CPUID) <- lc_memcpy <- main
+ *   libcall strlen [ms]
+ *	strlen's variant <- lc_strlen <- main
+ *   libcall malloc [ms]
+ *	malloc <- lc_malloc <- main; _int_free <- free <- lc_malloc <- main
+ *   libcall qsort [ms]
+ *	qs_hot <- qs_cmp <- msort_with_tmp.part.0 <- __qsort_r <- lc_qsort
+ *	<- main: program -> libc -> program (a comparison callback).  Two
+ *	elements, so that glibc 2.36's merge sort calls the comparator once,
+ *	from the one merge step at the top of its recursion.
+ *   libcall dlsym [ms]
+ *	do_lookup_x (ld.so) <- _dl_lookup_symbol_x (ld.so) <- do_sym (libc)
+ *	<- ... dlsym <- lc_dlsym <- main
+ *
+ * The exact chains, with libc's frames down to _start, are in
+ * run-tests.sh; check-codegen.sh checks the calls they rely on.  The
+ * sizes and counts are kept out of the compiler's sight (volatile), so
+ * that memcpy and strlen are real calls into libc.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+/* 4 KiB: an ordinary copy (rep movsb or vector loop, not the
+ * non-temporal path of copies larger than a share of the cache) */
+#define BUF	4096
+
+static unsigned char src[BUF], dst[BUF];
+static char str[BUF];
+static volatile unsigned long copy_len = BUF;
+static volatile unsigned long alloc_len = 64;
+static volatile const char *sym_name = "qsort";
+
+noipa long lc_memcpy(long ms)
+{
+	unsigned long acc = 0;
+	int i;
+
+	timer_start(ms);
+	while (!timer_expired())
+		for (i = 0; i < 64; i++) {
+			memcpy(dst, src, copy_len);
+			acc += dst[i];
+		}
+	return acc;
+}
+
+noipa long lc_strlen(long ms)
+{
+	unsigned long acc = 0;
+	int i;
+
+	memset(str, 'a', BUF - 1);
+	timer_start(ms);
+	while (!timer_expired())
+		for (i = 0; i < 64; i++)
+			acc += strlen(str + (i & 7));
+	return acc;
+}
+
+noipa long lc_malloc(long ms)
+{
+	unsigned long acc = 0;
+	int i;
+
+	timer_start(ms);
+	while (!timer_expired())
+		for (i = 0; i < 256; i++) {
+			void *p = malloc(alloc_len);
+
+			NOTAIL(p);
+			acc += p != NULL;
+			free(p);
+		}
+	return acc;
+}
+
+/* qsort: the comparator calls a hot leaf for each comparison. */
+DEFINE_HOT(qs_hot)
+
+noipa int qs_cmp(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+	unsigned long h = qs_hot(SPIN / 10);
+
+	NOTAIL(h);
+	return (x > y) - (x < y) + (int)(h & 0);
+}
+
+noipa long lc_qsort(long ms)
+{
+	unsigned long acc = 0;
+	long v[2];
+
+	timer_start(ms);
+	while (!timer_expired()) {
+		v[0] = 2;
+		v[1] = 1;
+		qsort(v, 2, sizeof(v[0]), qs_cmp);
+		acc += v[0];
+	}
+	return acc;
+}
+
+noipa long lc_dlsym(long ms)
+{
+	unsigned long acc = 0;
+	void *h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	int i;
+
+	if (!h) {
+		fprintf(stderr, "libcall: dlopen(libc.so.6): %s\n", dlerror());
+		exit(1);
+	}
+	timer_start(ms);
+	while (!timer_expired())
+		for (i = 0; i < 64; i++)
+			acc += dlsym(h, (const char *)sym_name) != NULL;
+	dlclose(h);
+	return acc;
+}
+
+int main(int argc, char **argv)
+{
+	long ms = parse_ms(argc > 2 ? argv[2] : NULL, DEFAULT_MS);
+	const char *m = argc > 1 ? argv[1] : "";
+	long r;
+
+	if (!strcmp(m, "memcpy"))
+		r = lc_memcpy(ms);
+	else if (!strcmp(m, "strlen"))
+		r = lc_strlen(ms);
+	else if (!strcmp(m, "malloc"))
+		r = lc_malloc(ms);
+	else if (!strcmp(m, "qsort"))
+		r = lc_qsort(ms);
+	else if (!strcmp(m, "dlsym"))
+		r = lc_dlsym(ms);
+	else {
+		fprintf(stderr, "usage: libcall memcpy|strlen|malloc|qsort|dlsym [ms]\n");
+		return 2;
+	}
+	NOTAIL(r);
+	return 0;
+}
