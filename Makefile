@@ -9,6 +9,7 @@
 #   make bench     ARCH=x86_64     unwinding cost per sample in the guest
 #   make glibc-sframe ARCH=...     Debian's glibc built with SFrame (cached)
 #   make check-glibc-sframe ARCH=... chain tests with Debian's / that libc
+#   make sid-root                  Debian sid's toolchain (SFrame v3), cached
 # ARCH is x86_64 (default) or arm64. Variables: TESTARGS="..." (passed to
 # /tests/run-tests.sh in the guest), QEMU_TIMEOUT=seconds, QEMU_APPEND=...,
 # SERIES=file (another series file, e.g. /dev/null for a stock kernel).
@@ -23,7 +24,8 @@ MAKEFLAGS += --no-print-directory
 
 .NOTPARALLEL:
 .PHONY: help deps check-deps src config kernel initramfs qemu-test qemu-run \
-	qemu-shell parse check clean demo bench glibc-sframe check-glibc-sframe
+	qemu-shell parse check clean demo bench glibc-sframe check-glibc-sframe \
+	sid-root
 
 help:
 	@sed -n '2,15s/^# \{0,1\}//p' $(TOP)/Makefile
@@ -77,6 +79,12 @@ bench:
 # Debian's glibc (the guest's libc6 version) rebuilt with -Wa,--gsframe,
 # once, into /var/cache/sframe-glibc/ARCH/VERSION (25-40 min; not part of
 # make check).  make initramfs GLIBC_SFRAME=1 puts it in the guest.
+# a debootstrap'ed Debian sid root with binutils that emit SFrame v3,
+# gcc 16 and GNU libsframe, in /var/cache/sframe-sid/root (3-5 min, once;
+# make check makes it)
+sid-root:
+	$(S)/build-sid-root.sh
+
 glibc-sframe:
 	$(S)/build-glibc-sframe.sh $(ARCH)
 

@@ -1,7 +1,7 @@
 #!/bin/bash
-# Build one object of the differential-test corpus with SFrame v1 data
-# (bookworm gas), from a Debian source package downloaded by
-# fetch-sources.sh.
+# Build one object of the differential-test corpus, from a Debian source
+# package downloaded by fetch-sources.sh: with SFrame v1 data when run on
+# the host (bookworm gas), v3 when run in the sid root by sid-run.sh.
 #   corpus.sh SRCDIR WORKDIR PROJECT ARCH OUTFILE
 # PROJECT: sqlite3 | lua | zstd | gawk       ARCH: x86_64 | aarch64
 set -euo pipefail
@@ -64,7 +64,8 @@ zstd)
 	;;
 gawk)
 	unpack 'gawk_*.orig.tar.xz' "$d"
-	(cd "$d" && ./configure -q --host=$host CC="$cc" CFLAGS="$cflags" \
+	# gawk 5.2 is not C23 code (the default of gcc >= 15: the sid root)
+	(cd "$d" && ./configure -q --host=$host CC="$cc" CFLAGS="$cflags -std=gnu17" \
 		--disable-nls --disable-extensions --disable-mpfr >"$log" 2>&1 &&
 	 make -C support >>"$log" 2>&1 && make gawk >>"$log" 2>&1) ||
 		{ tail -20 "$log" >&2; exit 1; }

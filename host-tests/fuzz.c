@@ -68,7 +68,10 @@ static void check_row(const struct sframe_section *sec,
 		     row.ra_tracked != irow.ra_tracked ||
 		     row.fp_tracked != irow.fp_tracked ||
 		     row.ra_mangled != irow.ra_mangled ||
-		     row.outermost != irow.outermost))
+		     row.outermost != irow.outermost ||
+		     row.cfa_deref != irow.cfa_deref ||
+		     row.fp_base_fp != irow.fp_base_fp ||
+		     row.signal != irow.signal))
 		FAIL("sframe_find_row(%#lx): the index gives another row\n", pc);
 	if (ret == -ENOENT || ret == -EINVAL)
 		return;
@@ -162,9 +165,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (k = 0; k < 4; k++) {
 		uint32_t idx = (uint32_t)(c1 >> (k * 16)) % sec.num_fdes;
 		const uint8_t *fde = sec.fdes + (size_t)idx * sec.fde_size;
-		long start = (int32_t)get_unaligned_le32(fde);
-		uint32_t fsize = get_unaligned_le32(fde + SFRAME_FDE_FUNC_SIZE);
+		long start;
+		uint32_t fsize;
 		uint32_t off = (uint32_t)(c0 >> (16 + k * 12)) & 0xfff;
+
+		if (sec.version == SFRAME_VERSION_3) {
+			/* init bounded it: no overflow below */
+			start = (int64_t)get_unaligned_le64(fde + SFRAME_V3_FDE_FUNC_START);
+			fsize = get_unaligned_le32(fde + SFRAME_V3_FDE_FUNC_SIZE);
+		} else {
+			start = (int32_t)get_unaligned_le32(fde);
+			fsize = get_unaligned_le32(fde + SFRAME_FDE_FUNC_SIZE);
+		}
 
 		if (sec.flags & SFRAME_F_FDE_FUNC_START_PCREL)
 			start += fde - data;

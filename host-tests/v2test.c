@@ -587,7 +587,9 @@ static void test_malformed(void)
 	sec_buf[0] ^= 1;			/* magic */
 	CHECK_EQ(sframe_section_init(&s, sec_buf, len, VADDR), -EINVAL);
 	sec_buf[0] ^= 1;
-	sec_buf[2] = 3;				/* version 3 */
+	sec_buf[2] = 3;				/* v2 bytes read as v3 */
+	CHECK_EQ(sframe_section_init(&s, sec_buf, len, VADDR), -EINVAL);
+	sec_buf[2] = 4;				/* version 4 */
 	CHECK_EQ(sframe_section_init(&s, sec_buf, len, VADDR), -EOPNOTSUPP);
 	sec_buf[2] = 0;
 	CHECK_EQ(sframe_section_init(&s, sec_buf, len, VADDR), -EOPNOTSUPP);

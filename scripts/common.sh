@@ -42,13 +42,21 @@ set_arch() {
 	esac
 	ARCHBUILD=$BUILD/$ARCH
 	# KFLAVOR=bench: a kernel without the debug and KUnit options (for
-	# make bench), in an object directory of its own
+	# make bench), KFLAVOR=stress: with KASAN, KMEMLEAK and the lock and
+	# RCU checkers (make stress); each in an object directory of its own
 	case ${KFLAVOR:-test} in
 	test)	OBJDIR=$ARCHBUILD/kernel ;;
 	bench)	OBJDIR=$ARCHBUILD/kernel-bench ;;
-	*)	die "unknown KFLAVOR '$KFLAVOR' (test or bench)" ;;
+	stress)	OBJDIR=$ARCHBUILD/kernel-stress ;;
+	*)	die "unknown KFLAVOR '$KFLAVOR' (test, bench or stress)" ;;
 	esac
 	KIMAGE=$OBJDIR/$KIMAGE_REL
+	# STRESS=1: the stress initramfs (make stress), next to the test one
+	if [ "${STRESS:-0}" = 1 ]; then
+		INITRD_NAME=initramfs-stress
+	else
+		INITRD_NAME=initramfs
+	fi
 	# make arguments for the kernel build system
 	KMAKE=(make -C "$SRCDIR" O="$OBJDIR" ARCH="$KARCH" -j"$JOBS"
 	       CC="ccache ${CROSS}gcc" HOSTCC="ccache gcc")

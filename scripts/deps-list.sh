@@ -10,10 +10,12 @@ DEPS_ARM64=(qemu-system-arm gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
 	libc6-dev-arm64-cross binutils-aarch64-linux-gnu dpkg-dev)
 # test programs and oracles (userland-tests/, host-tests/: libsframe,
 # libFuzzer runtime, llvm-cov, tcl for the sqlite3 amalgamation; libdw and
-# the arm64 libstdc++ for the .eh_frame converter test, cfidiff)
+# the arm64 libstdc++ for the .eh_frame converter test, cfidiff;
+# debootstrap for the sid root with the SFrame v3 toolchain,
+# scripts/build-sid-root.sh)
 DEPS_TESTS=(clang clang-14 llvm-14 libclang-rt-14-dev valgrind dwarves
 	libdw-dev libstdc++6-arm64-cross
-	make patch binutils tcl)
+	make patch binutils tcl debootstrap)
 # scripts/build-glibc-sframe.sh (make glibc-sframe; not part of make deps)
 DEPS_GLIBC=(gawk bison python3 dpkg-dev make gcc binutils)
 DEPS_GLIBC_ARM64=(gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu

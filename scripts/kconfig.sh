@@ -1,7 +1,8 @@
 #!/bin/bash
 # Generate build/<arch>/kernel/.config: tinyconfig + the fragments in
 # kconfig-fragments/ (base, base-<arch>, debug, kunit, sframe; with
-# KFLAVOR=bench: base, base-<arch>, sframe, nokunit), then verify
+# KFLAVOR=bench: base, base-<arch>, sframe, nokunit; with KFLAVOR=stress:
+# base, base-<arch>, debug, sframe, nokunit, stress), then verify
 # that every requested option that exists in the tree got its value.
 # The old .config keeps its mtime when nothing changed.
 #   scripts/kconfig.sh ARCH
@@ -12,11 +13,17 @@ set_arch "${1:-}"
 FRAGDIR=$TOP/kconfig-fragments
 FRAGS=("$FRAGDIR/base.config" "$FRAGDIR/base-$ARCH.config"
        "$FRAGDIR/debug.config" "$FRAGDIR/kunit.config" "$FRAGDIR/sframe.config")
-if [ "${KFLAVOR:-test}" = bench ]; then
+case ${KFLAVOR:-test} in
+bench)
 	# what a distribution kernel would run: no debug options, no KUnit
 	FRAGS=("$FRAGDIR/base.config" "$FRAGDIR/base-$ARCH.config"
-	       "$FRAGDIR/sframe.config" "$FRAGDIR/nokunit.config")
-fi
+	       "$FRAGDIR/sframe.config" "$FRAGDIR/nokunit.config") ;;
+stress)
+	# make stress: every debug option that catches lifetime and locking bugs
+	FRAGS=("$FRAGDIR/base.config" "$FRAGDIR/base-$ARCH.config"
+	       "$FRAGDIR/debug.config" "$FRAGDIR/sframe.config"
+	       "$FRAGDIR/nokunit.config" "$FRAGDIR/stress.config") ;;
+esac
 for f in "${FRAGS[@]}"; do [ -f "$f" ] || die "missing fragment $f"; done
 [ -d "$SRCDIR" ] || die "no source tree; run scripts/prepare-src.sh"
 

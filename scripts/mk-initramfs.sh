@@ -4,16 +4,21 @@
 # symbols and /init.
 #   scripts/mk-initramfs.sh ARCH
 # SMOKE=1 installs qemu/smoke-test.sh as /tests/run-tests.sh even when the
-# userland tests have their own (harness debugging).
+# userland tests have their own (harness debugging).  STRESS=1 builds
+# build/<arch>/initramfs-stress.cpio.gz for make stress instead.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 set_arch "${1:-}"
 
 "$TOP/scripts/check-deps.sh" initramfs-$ARCH
 
-ROOT=$ARCHBUILD/initramfs-root
-OUT=$ARCHBUILD/initramfs.cpio.gz
+ROOT=$ARCHBUILD/$INITRD_NAME-root
+OUT=$ARCHBUILD/$INITRD_NAME.cpio.gz
 TESTS_OUT=$ARCHBUILD/tests
+# STRESS=1: the stress initramfs, whose /tests also has the churn program,
+# stress.sh and the hostile ELF files (make -C userland-tests stress)
+TESTS_GOAL=all
+[ "${STRESS:-0}" = 1 ] && TESTS_GOAL=stress
 
 # Where the guest's binaries come from: the host for x86_64, Debian arm64
 # packages unpacked by scripts/fetch-arm64-debs.sh for arm64.
@@ -43,10 +48,52 @@ printf 'root:x:0:0:root:/root:/bin/sh\n' > "$ROOT/etc/passwd"
 printf 'root:x:0:\n' > "$ROOT/etc/group"
 
 # --- test programs ----------------------------------------------------------
+# SFrame v3 and v2: the chain tests' programs built with newer binutils
+# (sid's 2.47: v3, trixie's 2.44: v2) and bookworm's gcc and libc, so that
+# they run on the guest's libc, into /tests/v3 and /tests/v2; and
+# processes that mix v1 and v3 objects: /tests/mix-v1v3 (program v1,
+# libraries v3) and /tests/mix-v3v1 (the reverse).  Skipped, with a
+# message, without the sid root (scripts/build-sid-root.sh; make check
+# makes it).
+build_version_tests() {
+	local ver=$1 bin cc out=$TESTS_OUT/$1
+	if ! bin=$("$TOP/scripts/sid-toolchain.sh" "$ARCH" "$ver" 2>/dev/null); then
+		log "no sid root (scripts/build-sid-root.sh): no SFrame $ver tests in the guest"
+		return 0
+	fi
+	cc=gcc
+	[ "$ARCH" = x86_64 ] || cc=${CROSS}gcc
+	log "building SFrame $ver tests (make -C userland-tests newer OUT=$out CC=\"$cc -B$bin/\")"
+	make -C "$TOP/userland-tests" ARCH="$ARCH" OUT="$out" CC="$cc -B$bin/" newer
+	# (into a file: grep -q would end the pipe early, and pipefail fail it)
+	"$TOP/scripts/sid-tool.sh" ${CROSS}readelf --sframe "$out/shapes" > "$out.sframe-dump"
+	grep -q "Version: SFRAME_VERSION_${ver#v}" "$out.sframe-dump" ||
+		die "$out/shapes has no SFrame $ver section"
+	mkdir -p "$ROOT/tests/$ver"
+	cp -a "$out/." "$ROOT/tests/$ver/"
+}
+
+build_newer_tests() {
+	build_version_tests v3
+	build_version_tests v2
+	[ -d "$ROOT/tests/v3" ] || return 0
+	mkdir -p "$ROOT/tests/mix-v1v3" "$ROOT/tests/mix-v3v1"
+	cp -a "$TESTS_OUT/dso" "$TESTS_OUT/v3/libsfchain.so" "$TESTS_OUT/v3/libsfdl.so" \
+		"$ROOT/tests/mix-v1v3/"
+	cp -a "$TESTS_OUT/v3/dso" "$TESTS_OUT/libsfchain.so" "$TESTS_OUT/libsfdl.so" \
+		"$ROOT/tests/mix-v3v1/"
+}
+
 if [ -f "$TOP/userland-tests/Makefile" ]; then
 	log "building userland tests (make -C userland-tests ARCH=$ARCH OUT=$TESTS_OUT)"
-	make -C "$TOP/userland-tests" ARCH="$ARCH" OUT="$TESTS_OUT"
-	cp -a "$TESTS_OUT/." "$ROOT/tests/"
+	make -C "$TOP/userland-tests" ARCH="$ARCH" OUT="$TESTS_OUT" "$TESTS_GOAL"
+	if [ "$TESTS_GOAL" = stress ]; then
+		cp -a "$TESTS_OUT/." "$ROOT/tests/"
+	else
+		# (the stress build's hostile files stay out of the test guest)
+		tar -C "$TESTS_OUT" --exclude=./hostile -cf - . | tar -C "$ROOT/tests" -xf -
+		build_newer_tests
+	fi
 else
 	log "userland-tests/Makefile not there yet: skipping the test programs"
 fi

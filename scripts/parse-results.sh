@@ -8,7 +8,9 @@
 #   signs of a kernel bug; each one counts as a failure. The dmesg dump that
 #   /init prints at the end repeats the console and is not counted twice.
 # - The summary lines of nosframe.sh ("# nosframe ARCH: N samples, C
-#   complete", "# nosframe-before ...") are echoed without the "# ".
+#   complete", "# nosframe-before ...") and of the SFrame v3 and v2 tests
+#   ("# sframe-v3 ARCH: N passed, N failed", "# sframe-v2 ...") are
+#   echoed without the "# ".
 # - The run must reach the end markers (no crash, no timeout), at least one
 #   test must run, a top-level TAP plan "1..N" must match the results.
 # Last line: "N passed, N failed, N skipped"; exit status 1 on any failure.
@@ -47,6 +49,9 @@ in_dmesg { next }
 	sub(/^[ \t]+/, "", line)
 	# the summary of the nosframe-complete test (userland-tests/nosframe.sh)
 	if (in_tests && toplevel && line ~ /^# nosframe(-before)? [a-z0-9_]+: [0-9]+ samples, [0-9]+ complete$/)
+		print substr(line, 3)
+	# the summary of the SFrame v3 tests (run-tests.sh)
+	if (in_tests && toplevel && line ~ /^# sframe-v[23] [a-z0-9_]+: [0-9]+ passed, [0-9]+ failed$/)
 		print substr(line, 3)
 	if (in_tests && toplevel && line ~ /^1\.\.[0-9]+/) {
 		plan = substr(line, 4) + 0; haveplan = 1

@@ -6,17 +6,18 @@
 # With "shell": interactive busybox shell on the serial console
 # (Ctrl-A X quits QEMU).
 # QEMU_CPU overrides the -cpu model, QEMU_OPTS adds QEMU options (split at
-# blanks).  TESTARGS="..." is passed to /tests/run-tests.sh; QEMU_APPEND
-# adds kernel parameters.
+# blanks), QEMU_SMP and QEMU_MEM the number of CPUs (2) and the memory in
+# MiB (1024).  TESTARGS="..." is passed to /tests/run-tests.sh; QEMU_APPEND
+# adds kernel parameters.  STRESS=1 boots the stress initramfs.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 set_arch "${1:-}"
 mode=${2:-test}
 
-INITRD=$ARCHBUILD/initramfs.cpio.gz
+INITRD=$ARCHBUILD/$INITRD_NAME.cpio.gz
 LOG=$ARCHBUILD/qemu.log
 [ -f "$KIMAGE" ] || die "no kernel image $KIMAGE (make kernel ARCH=$ARCH)"
-[ -f "$INITRD" ] || die "no initramfs $INITRD (make initramfs ARCH=$ARCH)"
+[ -f "$INITRD" ] || die "no initramfs $INITRD (make initramfs ARCH=$ARCH${STRESS:+ STRESS=$STRESS})"
 
 append="panic=-1 printk.devkmsg=on"
 case $ARCH in
@@ -31,7 +32,7 @@ arm64)
 	append="console=ttyAMA0 $append"
 	;;
 esac
-QEMU+=(-smp 2 -m 1024 -no-reboot -kernel "$KIMAGE" -initrd "$INITRD")
+QEMU+=(-smp "${QEMU_SMP:-2}" -m "${QEMU_MEM:-1024}" -no-reboot -kernel "$KIMAGE" -initrd "$INITRD")
 # shellcheck disable=SC2206 # split on purpose
 [ -n "${QEMU_OPTS:-}" ] && QEMU+=(${QEMU_OPTS})
 [ -n "${TESTARGS:-}" ] && append+=" testargs=\"$TESTARGS\""

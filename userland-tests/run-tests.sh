@@ -30,14 +30,19 @@
 # chaincheck.awk: every sample whose leaf is a hot function must carry
 # exactly the expected chain (leaf first), and each hot function needs
 # MIN samples.  kernel.sframe_unwind is set for each test by its kind
-# (see all_tests): sframe and bad at LEVEL, eh at 2, stock at 1.
+# (see all_tests): sframe and bad at LEVEL, eh at 2, v3, v2 and stock at 1.
+# The v3 tests (programs built by a binutils that emits SFrame v3, in
+# /tests/v3, /tests/mix-v1v3 and /tests/mix-v3v1) run when /tests/v3 is
+# there, and add the summary line "# sframe-v3 ARCH: N passed, N failed";
+# the v2 tests likewise with /tests/v2 ("# sframe-v2 ...").
 #
 # Then the controls, if /proc/sys/kernel/sframe_unwind exists: each
 # rerun of one kind of test at a level where those tests cannot pass
 # must see every one of them fail with a wrong chain, which shows that
 # they can fail.  control-sframe-off-truncates: the sframe tests at 0
 # (stock frame-pointer walk); control-eh-off-truncates: the eh tests at 1
-# (.sframe only, no tables from .eh_frame).
+# (.sframe only, no tables from .eh_frame); control-v3-off-truncates and
+# control-v2-off-truncates: the v3 and v2 tests at 0.
 #
 # Environment: PERF (perf binary), TMPDIR (default /tmp).  For host-side
 # validation only: SFT_DWARF=1 records with --call-graph dwarf and
@@ -285,17 +290,20 @@ CXX_INSSORT=_ZSt16__insertion_sortIPlN9__gnu_cxx5__ops15_Iter_comp_iterIPFbllEEE
 #   bad     SFrame data meets a bad stack: at LEVEL, no control
 #   cpu     not a recording: PROG ARGS is a shell function that checks
 #           the guest
-all_tests() {
+# chain_tests KIND PREFIX DIR: the chain tests of the programs in DIR
+# (shapes, threads, forks, dso), named PREFIX<name>.
+chain_tests() {
+	_k=$1 _p=$2 _d=$3
 	for v in pie nopie static; do
 		case $v in
 		pie) p=shapes ;;
 		*) p=shapes-$v ;;
 		esac
 		for s in $SHAPES; do
-			t sframe "$v-$s" "$(sframe_chain $s)" "$T/$p" $s $MS
+			t $_k "$_p$v-$s" "$(sframe_chain $s)" "$_d/$p" $s $MS
 		done
 	done
-	if [ -x "$T/shapes-pac" ]; then
+	if [ -x "$_d/shapes-pac" ]; then
 		for v in pac pac-static; do
 			for s in $SHAPES; do
 				e=$(sframe_chain $s)
@@ -308,29 +316,80 @@ all_tests() {
 				vlaleaf|prologue) e=$(echo "$e" |
 					sed -E 's/(^|;)([^,;]+),/\1\2,[unknown]@[unknown],/g') ;;
 				esac
-				t sframe "$v-$s" "$e" "$T/shapes-$v" $s $MS
+				t $_k "$_p$v-$s" "$e" "$_d/shapes-$v" $s $MS
 			done
 		done
 	fi
 
-	t sframe threads "ta_hot,ta_mid,ta_start,$LIBC_THREAD;tb_hot,tb_mid2,tb_mid1,tb_start,$LIBC_THREAD;tm_hot,tm_mid,main,$LIBC_MAIN" \
-		"$T/threads" $MS
-	if [ -x "$T/threads-pac" ]; then
-		t sframe threads-pac "ta_hot,ta_mid,ta_start,$LIBC_THREAD;tb_hot,tb_mid2,tb_mid1,tb_start,$LIBC_THREAD;tm_hot,tm_mid,main,$LIBC_MAIN" \
-			"$T/threads-pac" $MS
+	t $_k "${_p}threads" "ta_hot,ta_mid,ta_start,$LIBC_THREAD;tb_hot,tb_mid2,tb_mid1,tb_start,$LIBC_THREAD;tm_hot,tm_mid,main,$LIBC_MAIN" \
+		"$_d/threads" $MS
+	if [ -x "$_d/threads-pac" ]; then
+		t $_k "${_p}threads-pac" "ta_hot,ta_mid,ta_start,$LIBC_THREAD;tb_hot,tb_mid2,tb_mid1,tb_start,$LIBC_THREAD;tm_hot,tm_mid,main,$LIBC_MAIN" \
+			"$_d/threads-pac" $MS
 	fi
-	t sframe fork "fc_hot,fc_mid,fc_child,do_fork,main,$LIBC_MAIN;fp_hot,fp_mid,do_fork,main,$LIBC_MAIN" \
-		"$T/forks" fork $MS
-	t sframe orphan "fo_hot,fo_mid,fo_grandchild,fo_child,do_orphan,main,$LIBC_MAIN" \
-		"$T/forks" orphan $MS
-	t sframe exec "fe_hot,fe_mid,do_exec,main,$LIBC_MAIN;$(sframe_chain leaf)" \
-		"$T/forks" exec $MS "$T/shapes-nopie" leaf $MS
-	t sframe dso-lib "lib_hot,lib_mid,lib_entry,do_lib,main,$LIBC_MAIN" \
-		"$T/dso" lib $MS
-	t sframe dso-callback "cb_hot,cb_mid,cb_entry,lib_call,do_callback,main,$LIBC_MAIN" \
-		"$T/dso" callback $MS
-	t sframe dso-dlopen "dl_hot,dl_mid,dl_entry,do_dlopen,main,$LIBC_MAIN" \
-		"$T/dso" dlopen $MS
+	t $_k "${_p}fork" "fc_hot,fc_mid,fc_child,do_fork,main,$LIBC_MAIN;fp_hot,fp_mid,do_fork,main,$LIBC_MAIN" \
+		"$_d/forks" fork $MS
+	t $_k "${_p}orphan" "fo_hot,fo_mid,fo_grandchild,fo_child,do_orphan,main,$LIBC_MAIN" \
+		"$_d/forks" orphan $MS
+	t $_k "${_p}exec" "fe_hot,fe_mid,do_exec,main,$LIBC_MAIN;$(sframe_chain leaf)" \
+		"$_d/forks" exec $MS "$_d/shapes-nopie" leaf $MS
+	dso_tests $_k "${_p}dso" "$_d"
+}
+
+# dso_tests KIND NAME DIR: DIR/dso with its libraries (dso.c)
+dso_tests() {
+	t $1 "$2-lib" "lib_hot,lib_mid,lib_entry,do_lib,main,$LIBC_MAIN" \
+		"$3/dso" lib $MS
+	t $1 "$2-callback" "cb_hot,cb_mid,cb_entry,lib_call,do_callback,main,$LIBC_MAIN" \
+		"$3/dso" callback $MS
+	t $1 "$2-dlopen" "dl_hot,dl_mid,dl_entry,do_dlopen,main,$LIBC_MAIN" \
+		"$3/dso" dlopen $MS
+}
+
+all_tests() {
+	chain_tests sframe "" "$T"
+
+	# SFrame v3 (binutils 2.46 and later): the same programs built by a
+	# current binutils, processes that mix v1 and v3 objects, and
+	# functions that realign their stack (x86-64: flexible FDEs).  At
+	# kernel.sframe_unwind=1, .sframe only: tables from .eh_frame would
+	# hide a v3 section the kernel cannot read, so the chains end at
+	# main's caller and start_thread.
+	if [ -d "$T/v3" ]; then
+		_lm=$LIBC_MAIN _lt=$LIBC_THREAD
+		LIBC_MAIN=${LIBC_MAIN_FULL%%,*} LIBC_THREAD=${LIBC_THREAD_FULL%%,*}
+		chain_tests v3 v3- "$T/v3"
+		dso_tests v3 v3-mix-v1prog-v3lib "$T/mix-v1v3"
+		dso_tests v3 v3-mix-v3prog-v1lib "$T/mix-v3v1"
+		t v3 v3-realign-mid "rl_hot,rl_outer,main,$LIBC_MAIN" \
+			"$T/v3/realign" mid $MS
+		t v3 v3-realign-leaf "rl_leaf,rl_driver,main,$LIBC_MAIN" \
+			"$T/v3/realign" leaf $MS
+		LIBC_MAIN=$_lm LIBC_THREAD=$_lt
+	fi
+	# SFrame v2 (binutils 2.41 to 2.45; here trixie's 2.44): the shapes
+	# (and their pac-ret builds), threads and shared objects.
+	if [ -d "$T/v2" ]; then
+		_lm=$LIBC_MAIN _lt=$LIBC_THREAD
+		LIBC_MAIN=${LIBC_MAIN_FULL%%,*} LIBC_THREAD=${LIBC_THREAD_FULL%%,*}
+		for s in $SHAPES; do
+			t v2 "v2-pie-$s" "$(sframe_chain $s)" "$T/v2/shapes" $s $MS
+		done
+		if [ -x "$T/v2/shapes-pac" ]; then
+			for s in $SHAPES; do
+				e=$(sframe_chain $s)
+				case $s in
+				vlaleaf|prologue) e=$(echo "$e" |
+					sed -E 's/(^|;)([^,;]+),/\1\2,[unknown]@[unknown],/g') ;;
+				esac
+				t v2 "v2-pac-$s" "$e" "$T/v2/shapes-pac" $s $MS
+			done
+		fi
+		t v2 v2-threads "ta_hot,ta_mid,ta_start,$LIBC_THREAD;tb_hot,tb_mid2,tb_mid1,tb_start,$LIBC_THREAD;tm_hot,tm_mid,main,$LIBC_MAIN" \
+			"$T/v2/threads" $MS
+		dso_tests v2 v2-dso "$T/v2"
+		LIBC_MAIN=$_lm LIBC_THREAD=$_lt
+	fi
 
 	if [ "$ARCH" = arm64 ]; then
 		t cpu arm64-cpu-paca "Features: paca" cpu_has paca
@@ -397,6 +456,7 @@ kind_level() {
 	case "$1" in
 	sframe|bad) echo "$LEVEL" ;;
 	eh) echo 2 ;;
+	v3|v2) echo 1 ;;
 	stock) echo 1 ;;
 	*) echo "" ;;
 	esac
@@ -404,7 +464,7 @@ kind_level() {
 
 # The controls, KIND:LEVEL:TEST each: the tests of KIND rerun at LEVEL
 # must all fail with a wrong chain for TEST to pass.
-CONTROLS="sframe:0:control-sframe-off-truncates eh:1:control-eh-off-truncates"
+CONTROLS="sframe:0:control-sframe-off-truncates eh:1:control-eh-off-truncates v3:0:control-v3-off-truncates v2:0:control-v2-off-truncates"
 
 selected() {
 	_sel=1
@@ -487,6 +547,10 @@ check() {
 NR=0
 PASS=0
 FAIL=0
+V3_PASS=0
+V3_FAIL=0
+V2_PASS=0
+V2_FAIL=0
 
 ok() {
 	NR=$((NR + 1))
@@ -532,6 +596,10 @@ t_run() {
 		check "$_exp" "$@"
 	fi
 	_res=$?
+	case $_kind in
+	v3) if [ $_res -eq 0 ]; then V3_PASS=$((V3_PASS + 1)); else V3_FAIL=$((V3_FAIL + 1)); fi ;;
+	v2) if [ $_res -eq 0 ]; then V2_PASS=$((V2_PASS + 1)); else V2_FAIL=$((V2_FAIL + 1)); fi ;;
+	esac
 	if [ $_res -eq 0 ]; then
 		grep '^# ' "$LOG" | grep -v '^# [0-9]* samples in all'
 		ok "$_name"
@@ -616,7 +684,7 @@ probe_perf
 ORIG=
 if [ -w "$SYSCTL" ]; then
 	ORIG=$(cat "$SYSCTL")
-	echo "# $SYSCTL: was $ORIG; tests: sframe and bad at $LEVEL, eh at 2, stock at 1"
+	echo "# $SYSCTL: was $ORIG; tests: sframe and bad at $LEVEL, eh at 2, v3, v2 and stock at 1"
 else
 	echo "# no $SYSCTL"
 fi
@@ -671,5 +739,11 @@ if selected nosframe-complete && [ -x "$T/nosframe.sh" ]; then
 fi
 
 rm -f "$DATA" "$DATA.old" "$TXT" "$LOG"
+if has_kind v3; then
+	echo "# sframe-v3 $ARCH: $V3_PASS passed, $V3_FAIL failed"
+fi
+if has_kind v2; then
+	echo "# sframe-v2 $ARCH: $V2_PASS passed, $V2_FAIL failed"
+fi
 echo "# $PASS passed, $FAIL failed"
 [ $FAIL -eq 0 ]
