@@ -10,6 +10,9 @@
 #   make glibc-sframe ARCH=...     Debian's glibc built with SFrame (cached)
 #   make check-glibc-sframe ARCH=... chain tests with Debian's / that libc
 #   make sid-root                  Debian sid's toolchain (SFrame v3), cached
+#   make stress    ARCH=x86_64     debug kernel (KASAN, KMEMLEAK, lockdep),
+#                                  churn + perf -a -g (STRESS_SECONDS=600,
+#                                  STRESS_FREQ=1000)
 # ARCH is x86_64 (default) or arm64. Variables: TESTARGS="..." (passed to
 # /tests/run-tests.sh in the guest), QEMU_TIMEOUT=seconds, QEMU_APPEND=...,
 # SERIES=file (another series file, e.g. /dev/null for a stock kernel).
@@ -25,7 +28,7 @@ MAKEFLAGS += --no-print-directory
 .NOTPARALLEL:
 .PHONY: help deps check-deps src config kernel initramfs qemu-test qemu-run \
 	qemu-shell parse check clean demo bench glibc-sframe check-glibc-sframe \
-	sid-root
+	sid-root stress
 
 help:
 	@sed -n '2,15s/^# \{0,1\}//p' $(TOP)/Makefile
@@ -84,6 +87,13 @@ bench:
 # make check makes it)
 sid-root:
 	$(S)/build-sid-root.sh
+
+# KASAN/KMEMLEAK/lockdep kernel, 4 CPUs, perf record -a -g (STRESS_FREQ)
+# while processes churn and hostile ELF files are executed and mapped
+# (scripts/stress.sh; STRESS_SECONDS, default 600)
+export STRESS_FREQ
+stress:
+	$(S)/stress.sh $(ARCH) $(STRESS_SECONDS)
 
 glibc-sframe:
 	$(S)/build-glibc-sframe.sh $(ARCH)

@@ -178,7 +178,8 @@ add_elf "$PERF"
 # the test programs (dynamically linked ones need their libraries too)
 while IFS= read -r -d '' f; do
 	if head -c4 "$f" | grep -q 'ELF'; then add_elf "$f"; fi
-done < <(find "$ROOT/tests" -type f -perm -u+x -print0)
+done < <(find "$ROOT/tests" -path "$ROOT/tests/hostile" -prune -o \
+	-type f -perm -u+x -print0)	# (hostile ELF files: broken on purpose)
 log "copied ${#copied[@]} shared objects"
 
 # --- glibc built with SFrame (GLIBC_SFRAME=1) ----------------------------------

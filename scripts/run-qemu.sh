@@ -8,14 +8,15 @@
 # QEMU_CPU overrides the -cpu model, QEMU_OPTS adds QEMU options (split at
 # blanks), QEMU_SMP and QEMU_MEM the number of CPUs (2) and the memory in
 # MiB (1024).  TESTARGS="..." is passed to /tests/run-tests.sh; QEMU_APPEND
-# adds kernel parameters.  STRESS=1 boots the stress initramfs.
+# adds kernel parameters.  STRESS=1 boots the stress initramfs, QEMU_LOG
+# names another log.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 set_arch "${1:-}"
 mode=${2:-test}
 
 INITRD=$ARCHBUILD/$INITRD_NAME.cpio.gz
-LOG=$ARCHBUILD/qemu.log
+LOG=${QEMU_LOG:-$ARCHBUILD/qemu.log}
 [ -f "$KIMAGE" ] || die "no kernel image $KIMAGE (make kernel ARCH=$ARCH)"
 [ -f "$INITRD" ] || die "no initramfs $INITRD (make initramfs ARCH=$ARCH${STRESS:+ STRESS=$STRESS})"
 
