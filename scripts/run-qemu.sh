@@ -2,7 +2,7 @@
 # Boot the test guest under QEMU (TCG; KVM hangs on these machines).
 #   scripts/run-qemu.sh ARCH [shell]
 # Without "shell": runs the tests non-interactively, the whole serial output
-# goes to build/<arch>/qemu.log (QEMU_TIMEOUT seconds at most, default 900).
+# goes to build/<arch>/qemu.log (QEMU_TIMEOUT seconds at most, default 2700).
 # With "shell": interactive busybox shell on the serial console
 # (Ctrl-A X quits QEMU).
 # QEMU_CPU overrides the -cpu model, QEMU_OPTS adds QEMU options (split at
@@ -43,7 +43,7 @@ if [ "$mode" = shell ]; then
 	exec "${QEMU[@]}" -nographic -append "$append initshell=1"
 fi
 
-timeout=${QEMU_TIMEOUT:-900}
+timeout=${QEMU_TIMEOUT:-2700}
 log "booting $ARCH guest (TCG, timeout ${timeout}s), log: $LOG"
 start=$(date +%s)
 set +e
