@@ -290,6 +290,18 @@ CXX_INSSORT=_ZSt16__insertion_sortIPlN9__gnu_cxx5__ops15_Iter_comp_iterIPFbllEEE
 #   bad     SFrame data meets a bad stack: at LEVEL, no control
 #   cpu     not a recording: PROG ARGS is a shell function that checks
 #           the guest
+# pac_chain SHAPE: sframe_chain of a pac-ret build.  vlaleaf_hot and
+# pro_hot sign their link register (paciasp): perf inserts the signed
+# value as the leaf's caller, an address it cannot resolve; the kernel's
+# chain has the stripped one.
+pac_chain() {
+	case $1 in
+	vlaleaf|prologue) sframe_chain $1 |
+		sed -E 's/(^|;)([^,;]+),/\1\2,[unknown]@[unknown],/g' ;;
+	*) sframe_chain $1 ;;
+	esac
+}
+
 # chain_tests KIND PREFIX DIR: the chain tests of the programs in DIR
 # (shapes, threads, forks, dso), named PREFIX<name>.
 chain_tests() {
@@ -306,17 +318,7 @@ chain_tests() {
 	if [ -x "$_d/shapes-pac" ]; then
 		for v in pac pac-static; do
 			for s in $SHAPES; do
-				e=$(sframe_chain $s)
-				# vlaleaf_hot and pro_hot sign their link
-				# register (paciasp): perf inserts the signed
-				# value as the leaf's caller, an address it
-				# cannot resolve; the kernel's chain has the
-				# stripped one.
-				case $s in
-				vlaleaf|prologue) e=$(echo "$e" |
-					sed -E 's/(^|;)([^,;]+),/\1\2,[unknown]@[unknown],/g') ;;
-				esac
-				t $_k "$_p$v-$s" "$e" "$_d/shapes-$v" $s $MS
+				t $_k "$_p$v-$s" "$(pac_chain $s)" "$_d/shapes-$v" $s $MS
 			done
 		done
 	fi
@@ -377,12 +379,7 @@ all_tests() {
 		done
 		if [ -x "$T/v2/shapes-pac" ]; then
 			for s in $SHAPES; do
-				e=$(sframe_chain $s)
-				case $s in
-				vlaleaf|prologue) e=$(echo "$e" |
-					sed -E 's/(^|;)([^,;]+),/\1\2,[unknown]@[unknown],/g') ;;
-				esac
-				t v2 "v2-pac-$s" "$e" "$T/v2/shapes-pac" $s $MS
+				t v2 "v2-pac-$s" "$(pac_chain $s)" "$T/v2/shapes-pac" $s $MS
 			done
 		fi
 		t v2 v2-threads "ta_hot,ta_mid,ta_start,$LIBC_THREAD;tb_hot,tb_mid2,tb_mid1,tb_start,$LIBC_THREAD;tm_hot,tm_mid,main,$LIBC_MAIN" \
