@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A garbage stack: the hot function overwrites its own saved return
- * address while it spins, so every sample finds a bogus value where the
- * SFrame data says the return address is.
+ * A garbage stack: at every instruction of the hot function, the slot
+ * where its SFrame data says the return address is holds a bogus value.
  *
  *   garbage kernel|low [ms]
  *
@@ -13,8 +12,13 @@
  *   low:    0x10, a user address with nothing mapped: reported (it is
  *	     what the stack holds), then the walk stops.
  *
- * gar_hot <- gar_driver <- main; gar_hot (assembly) puts the real return
- * address back before it returns.
+ * gar_hot <- gar_call <- gar_driver <- main.  gar_call (assembly) pushes
+ * the bogus value where gar_hot's return address would be, jumps to
+ * gar_hot with the real continuation in a scratch register, and pops the
+ * slot after gar_hot jumps back.  An earlier version let gar_hot store the
+ * bogus value itself; a sample on its first or last instructions (before
+ * the store, after the restore) then rightly got the full chain, and one
+ * sample in 500 under TCG did.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +28,10 @@
 
 #if defined(__x86_64__)
 #define GAR_KERNEL	0xffffffff81000000UL
-/* gar_hot(n, bad): CFA = SP + 8, return address at CFA - 8 throughout. */
+/*
+ * gar_hot(n): CFA = SP + 8, return address at CFA - 8 (the bogus value)
+ * throughout; it returns through %r11.
+ */
 __asm__(
 "	.text\n"
 "	.p2align 4\n"
@@ -33,22 +40,34 @@ __asm__(
 "	.type	gar_hot, @function\n"
 "gar_hot:\n"
 "	.cfi_startproc\n"
-"	movq	(%rsp), %rax\n"
-"	movq	%rsi, (%rsp)\n"
 "	movq	%rdi, %rdx\n"
 "1:	subq	$1, %rdx\n"
 "	jnz	1b\n"
-"	movq	%rax, (%rsp)\n"
 "	xorl	%eax, %eax\n"
+"	jmp	*%r11\n"
+"	.cfi_endproc\n"
+"	.size	gar_hot, .-gar_hot\n"
+"\n"
+"	.p2align 4\n"
+"	.globl	gar_call\n"
+"	.hidden	gar_call\n"
+"	.type	gar_call, @function\n"
+"gar_call:\n"
+"	.cfi_startproc\n"
+"	pushq	%rsi\n"
+"	.cfi_adjust_cfa_offset 8\n"
+"	leaq	2f(%rip), %r11\n"
+"	jmp	gar_hot\n"
+"2:	addq	$8, %rsp\n"
+"	.cfi_adjust_cfa_offset -8\n"
 "	ret\n"
 "	.cfi_endproc\n"
-"	.size	gar_hot, .-gar_hot\n");
+"	.size	gar_call, .-gar_call\n");
 #elif defined(__aarch64__)
 #define GAR_KERNEL	0xffff800008000000UL
 /*
- * gar_hot(n, bad): stores its frame record, then overwrites the saved x30
- * (CFA = SP + 16, return address at CFA - 8); x30 itself keeps the real
- * return address, so the function returns normally.
+ * gar_hot(n): CFA = SP + 16, frame record at CFA - 16 with the bogus value
+ * as its return address, throughout; x30 holds the real continuation.
  */
 __asm__(
 "	.text\n"
@@ -58,27 +77,45 @@ __asm__(
 "	.type	gar_hot, %function\n"
 "gar_hot:\n"
 "	.cfi_startproc\n"
+"	.cfi_def_cfa_offset 16\n"
+"	.cfi_offset 29, -16\n"
+"	.cfi_offset 30, -8\n"
+"	mov	x2, x0\n"
+"1:	subs	x2, x2, #1\n"
+"	b.ne	1b\n"
+"	mov	x0, #0\n"
+"	ret\n"
+"	.cfi_endproc\n"
+"	.size	gar_hot, .-gar_hot\n"
+"\n"
+"	.p2align 4\n"
+"	.globl	gar_call\n"
+"	.hidden	gar_call\n"
+"	.type	gar_call, %function\n"
+"gar_call:\n"
+"	.cfi_startproc\n"
 "	stp	x29, x30, [sp, #-16]!\n"
 "	.cfi_def_cfa_offset 16\n"
 "	.cfi_offset 29, -16\n"
 "	.cfi_offset 30, -8\n"
-"	str	x1, [sp, #8]\n"
-"	mov	x2, x0\n"
-"1:	subs	x2, x2, #1\n"
-"	b.ne	1b\n"
-"	ldr	x29, [sp], #16\n"
+"	mov	x29, sp\n"
+"	stp	x29, x1, [sp, #-16]!\n"
+"	.cfi_adjust_cfa_offset 16\n"
+"	bl	gar_hot\n"
+"	add	sp, sp, #16\n"
+"	.cfi_adjust_cfa_offset -16\n"
+"	ldp	x29, x30, [sp], #16\n"
 "	.cfi_restore 29\n"
 "	.cfi_restore 30\n"
 "	.cfi_def_cfa_offset 0\n"
-"	mov	x0, #0\n"
 "	ret\n"
 "	.cfi_endproc\n"
-"	.size	gar_hot, .-gar_hot\n");
+"	.size	gar_call, .-gar_call\n");
 #else
 #error "garbage.c: no gar_hot for this architecture"
 #endif
 
-unsigned long gar_hot(unsigned long n, unsigned long bad);
+unsigned long gar_call(unsigned long n, unsigned long bad);
 
 noipa long gar_driver(long ms, unsigned long bad)
 {
@@ -86,7 +123,7 @@ noipa long gar_driver(long ms, unsigned long bad)
 
 	timer_start(ms);
 	while (!timer_expired())
-		acc += gar_hot(SPIN, bad);
+		acc += gar_call(SPIN, bad);
 	return acc;
 }
 
