@@ -11,7 +11,8 @@
 #   complete", "# nosframe-before ...") and of the SFrame v3 and v2 tests
 #   ("# sframe-v3 ARCH: N passed, N failed", "# sframe-v2 ...") and of
 #   make stress ("# stress ARCH: N seconds, S samples, splats K, leaks L")
-#   are echoed without the "# ".
+#   and of the tables-1000 test ("# tables ARCH: 1 process X bytes, 1000
+#   processes Y bytes (ratio R)") are echoed without the "# ".
 # - The run must reach the end markers (no crash, no timeout), at least one
 #   test must run, a top-level TAP plan "1..N" must match the results.
 # Last line: "N passed, N failed, N skipped"; exit status 1 on any failure.
@@ -50,6 +51,9 @@ in_dmesg { next }
 	sub(/^[ \t]+/, "", line)
 	# the summary of the nosframe-complete test (userland-tests/nosframe.sh)
 	if (in_tests && toplevel && line ~ /^# nosframe(-before)? [a-z0-9_]+: [0-9]+ samples, [0-9]+ complete$/)
+		print substr(line, 3)
+	# the kernel memory of the tables for 1 and 1,000 processes (run-tests.sh)
+	if (in_tests && toplevel && line ~ /^# tables [a-z0-9_]+: 1 process [0-9]+ bytes, [0-9]+ processes [0-9]+ bytes \(ratio [0-9.]+\)$/)
 		print substr(line, 3)
 	# the summary of make stress (stress.sh)
 	if (in_tests && toplevel && line ~ /^# stress [a-z0-9_]+: [0-9]+ seconds, [0-9]+ samples, splats [0-9]+, leaks [0-9]+$/)

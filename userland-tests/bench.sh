@@ -20,8 +20,11 @@
 # (default 5) give the cost of one sample: (time - time without perf) /
 # samples, for each mode, and its ratio to the frame-pointer walk's.
 # Frames per sample come from perf script of each mode's last recording
-# (not for dwarf: perf script would unwind every sample in user space).  All numbers of one run come
-# from the same boot; only ratios within a run mean anything.
+# (not for dwarf: perf script would unwind every sample in user space).
+# Then lost samples at 20,000 samples per second of CPU time (LPERIOD),
+# and the cost of exec and dlopen (loadbench, LROUNDS rounds of 10,
+# default 10).  All numbers of one run come from the same boot; only
+# ratios within a run mean anything.
 T=$(cd "$(dirname "$0")" && pwd)
 PERF=${PERF:-perf}
 TMPDIR=${TMPDIR:-/tmp}
@@ -38,6 +41,8 @@ die() {
 }
 
 [ -w "$SYSCTL" ] || die "no $SYSCTL (kernel without the series?)"
+LEVEL0=$(cat "$SYSCTL")
+LROUNDS=${LROUNDS:-10}
 rm -f "$TMPDIR"/bench.*
 
 # Calibrate: about 1.5 s of work without perf.
@@ -120,3 +125,44 @@ for m in $MODES; do
 		$((n ? b / n : 0)) "$fr" "$cost" "$ratio"
 done
 rm -f "$OUT" "$TMPDIR"/bench.*
+
+# Lost samples at a high rate: perf record -c LPERIOD (default 50000 ns
+# of CPU time: 20,000 samples per second) with the default buffer, for
+# the frame-pointer walk, SFrame and DWARF; samples written, samples
+# PERF_RECORD_LOST reports lost, PERF_RECORD_THROTTLE records.
+LPERIOD=${LPERIOD:-50000}
+echo "# lost samples at -c $LPERIOD (cpu-clock:u, $((1000000000 / LPERIOD)) per second of CPU time)"
+echo "# mode      samples     lost  throttled"
+for m in fp sframe dwarf; do
+	data=$TMPDIR/bench.lost.data
+	prog=$T/bench
+	cg=-g
+	case $m in
+	fp) prog=$T/bench-fp ;;
+	dwarf) cg="--call-graph dwarf" ;;
+	esac
+	echo "$LEVEL0" >"$SYSCTL"
+	# shellcheck disable=SC2086 # $cg is one or two words
+	$PERF record -q -e cpu-clock:u -c "$LPERIOD" $cg -o "$data" -- \
+		"$prog" "$DEPTH" $CALLS >"$OUT" 2>&1 || { cat "$OUT" >&2; die "perf record ($m, lost) failed"; }
+	$PERF script -D -i "$data" 2>/dev/null | awk -v m=$m '
+		/: PERF_RECORD_SAMPLE/ { s++ }
+		# ": PERF_RECORD_LOST: id:I: lost:N", "..._SAMPLES: id:I: lost samples :N"
+		/: PERF_RECORD_LOST/ { v = $0; sub(/.*:/, "", v); l += v }
+		/: PERF_RECORD_THROTTLE/ { t++ }
+		END { printf "%-8s %9d %8d %10d\n", m, s, l, t }'
+done
+rm -f "$OUT" "$TMPDIR"/bench.*
+
+# What the tables cost exec and dlopen (loadbench.c): a program with
+# 1.1 MiB of .sframe (big) and a library of 10,000 functions, with the
+# tables built (kernel.sframe_unwind as it was at boot) against 0 (nothing
+# read); cold: no other process maps the file, warm: one does.
+if [ -x "$T/loadbench" ] && [ -x "$T/big" ]; then
+	echo "$LEVEL0" >"$SYSCTL"
+	echo "# exec and dlopen, kernel.sframe_unwind=$LEVEL0 vs 0, $LROUNDS rounds of 10 each"
+	for w in "" -w; do
+		"$T/loadbench" $w exec "$LROUNDS" "$T/big" exit || die "loadbench"
+		"$T/loadbench" $w dlopen "$LROUNDS" "$T/lib10k.so" || die "loadbench"
+	done
+fi

@@ -47,7 +47,8 @@
  *            end, and each executable PT_LOAD its program headers
  *            describe at the file offset ld.so would use (one of them
  *            mapped PROT_READ, then mprotect'ed to RX); touch nothing;
- *            munmap.  Then exec a copy of it in $TMPDIR (arguments
+ *            munmap.  Once every file is mapped, for each file in turn
+ *            (as long as there is time), exec a copy of it in $TMPDIR (arguments
  *            `leaf 20`, or `lib 20` for dso's variants) in a child that
  *            is killed after 200 ms (alarm(1) as a backstop): failed
  *            execs and crashes are expected.  While it maps a file the
@@ -1348,6 +1349,10 @@ static int do_hostile(const char *hdir)
 		return 1;
 	}
 	while (running()) {
+		/*
+		 * Map every file first (quick: the kernel reads the tables
+		 * of each), then run them for as long as there is time.
+		 */
 		any = 0;
 		for (i = 0; i < n && running(); i++) {
 			path = path_in(hdir, ents[i]->d_name);
@@ -1366,13 +1371,17 @@ static int do_hostile(const char *hdir)
 			h_mapped += hostile_map(fd, st.st_size);
 			prctl(PR_SET_NAME, "churn");
 			close(fd);
-			hostile_exec(hdir, ents[i]->d_name, cdir);
-			reap(0);	/* what they left (we are subreaper) */
-			ch_work(1, i % 16 == 0);
+			if (i % 16 == 0)
+				ch_work(1, 1);
 		}
 		if (!any) {
 			fail("%s: no regular file", hdir);
 			break;
+		}
+		for (i = 0; i < n && running(); i++) {
+			hostile_exec(hdir, ents[i]->d_name, cdir);
+			reap(0);	/* what they left (we are subreaper) */
+			ch_work(1, i % 16 == 0);
 		}
 		if (i == n)
 			passes++;

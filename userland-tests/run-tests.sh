@@ -669,6 +669,9 @@ for _c in $CONTROLS; do
 done
 selected nosframe-complete && [ -x "$T/nosframe.sh" ] && COUNT=$((COUNT + 1))
 selected tables-shared && [ -x "$T/tables.sh" ] && COUNT=$((COUNT + 1))
+selected tables-1000 && [ -x "$T/big" ] && COUNT=$((COUNT + 1))
+selected tables-off-reads-nothing && [ -x "$T/big" ] && [ -w "$SYSCTL" ] &&
+	COUNT=$((COUNT + 1))
 
 echo "TAP version 13"
 echo "1..$COUNT"
@@ -724,6 +727,32 @@ if selected tables-shared && [ -x "$T/tables.sh" ]; then
 	else
 		not_ok tables-shared
 	fi
+fi
+# The same for 1,000 processes of a program with 1.1 MiB of .sframe; the
+# summary "# tables ARCH: ..." gives the kernel memory of the tables for
+# 1 and for 1,000 processes.
+if selected tables-1000 && [ -x "$T/big" ]; then
+	"$T/tables.sh" -n 999 -r "$T/big" wait >"$TMPDIR/tables-1000.out"
+	rc=$?
+	cat "$TMPDIR/tables-1000.out"
+	sed -n 's/^# tables: \(1 process [^;]*\);.*/# tables '"$ARCH"': \1/p' \
+		"$TMPDIR/tables-1000.out"
+	if [ $rc -eq 0 ]; then
+		ok tables-1000
+	else
+		not_ok tables-1000
+	fi
+fi
+# kernel.sframe_unwind=0 makes exec read nothing (no table is built).
+if selected tables-off-reads-nothing && [ -x "$T/big" ] && [ -w "$SYSCTL" ]; then
+	_l=$(cat "$SYSCTL")
+	echo 0 >"$SYSCTL"
+	if "$T/tables.sh" -0 -r "$T/big" wait; then
+		ok tables-off-reads-nothing
+	else
+		not_ok tables-off-reads-nothing
+	fi
+	echo "$_l" >"$SYSCTL"
 fi
 
 # A real program mostly in libc and libm, without .sframe (nosframe.sh).

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Reads `perf script -D -F comm,tid,time,ip,sym --no-inline` (the raw dump
+# Reads `perf script -D -F comm,tid,time` (the raw dump
 # of each record, then perf script's own lines) for stress.sh and prints
 # "KEY VALUE" lines:
 #
@@ -39,19 +39,20 @@ function end_chain() {
 	}
 }
 
-# raw dump: "TIME OFFSET [SIZE]: PERF_RECORD_SAMPLE(...): PID/TID: IP ..."
-/^[0-9]+ 0x[0-9a-f]+ \[0x[0-9a-f]+\]: PERF_RECORD_SAMPLE/ {
+# raw dump: "[CPU ]TIME OFFSET [SIZE]: PERF_RECORD_SAMPLE(...): PID/TID: IP
+# ..." (the CPU with perf record -a)
+/^([0-9]+ )?[0-9]+ 0x[0-9a-f]+ \[0x[0-9a-f]+\]: PERF_RECORD_SAMPLE/ {
 	raw++
 	raw_line = $0
 	next
 }
 
-/^[0-9]+ 0x[0-9a-f]+ \[0x[0-9a-f]+\]: PERF_RECORD_LOST/ {
+/^([0-9]+ )?[0-9]+ 0x[0-9a-f]+ \[0x[0-9a-f]+\]: PERF_RECORD_LOST/ {
 	lost++
 	next
 }
 
-/^[0-9]+ 0x[0-9a-f]+ \[0x[0-9a-f]+\]: PERF_RECORD_THROTTLE/ {
+/^([0-9]+ )?[0-9]+ 0x[0-9a-f]+ \[0x[0-9a-f]+\]: PERF_RECORD_THROTTLE/ {
 	throttle++
 	next
 }
@@ -79,8 +80,10 @@ in_chain {
 	end_chain()
 }
 
-# perf script's own line of a sample: "COMM TID SECONDS.MICROSECONDS:"
-/^[^ \t.]/ && $NF ~ /^[0-9]+\.[0-9]+:$/ && NF >= 3 {
+# perf script's own line of a sample: "COMM TID SECONDS.MICROSECONDS:",
+# COMM right-aligned (raw dump lines in between start with a dot or end
+# otherwise)
+/^[ \t]*[^ \t.]/ && $NF ~ /^[0-9]+\.[0-9]+:$/ && NF >= 3 {
 	t = substr($NF, 1, length($NF) - 1) + 0
 	comm = $1
 	for (i = 2; i <= NF - 2; i++)

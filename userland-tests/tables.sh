@@ -4,28 +4,63 @@
 # One copy of the unwind tables per file, whatever the number of
 # processes: run one process of an SFrame-built program, then N more, and
 # read the kernel's account of its tables (/sys/kernel/debug/sframe_tables:
-# "files F" and "bytes B") at each step.  N processes must not add a byte;
-# once they have exited, the tables must be freed (back to the count
-# before the first one started).
+# "files F" and "bytes B" of the files' tables, shared; "mm_tables M" and
+# "mm_bytes P" of the per-process tables of mappings) at each step.  N
+# processes must not add a file or a byte of the files' tables; once they
+# have exited, the files' tables are freed (back to the account before
+# the first one started).  The per-mm tables are reported, not checked:
+# those of the shell's own short-lived processes (awk, subshells) come
+# and go, and are freed after an RCU grace period.
 #
-#   tables.sh [N]      (default 20; runs in the guest, prints one line
-#                       "ok"/"not ok" for run-tests.sh to number)
+#   tables.sh [-n N] [-r] [PROG ARG...]
+#       default: -n 20 shapes-nopie leaf 60000; -r: PROG prints a line
+#       once it runs ("big wait"), rather than running on the CPU
+#   tables.sh -0 PROG ARG...
+#       with kernel.sframe_unwind=0 (set by the caller), a process of PROG
+#       must not add a file, a byte or a per-mm table: nothing is read
 #
-# Exit status 0 when the test passed.
+# Prints diagnostics, and
+#   # tables: 1 process X bytes, N+1 processes Y bytes (ratio Y/X)
+# X and Y counting both kinds of tables, above the account before, and the
+# mean size of a per-mm table.  Runs
+# in the guest; exit status 0 when the test passed.
 
-N=${1:-20}
+N=20
+READY=
+OFF=
+while getopts "n:r0" o; do
+	case $o in
+	n) N=$OPTARG ;;
+	r) READY=1 ;;
+	0) OFF=1 ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
 T=$(cd "$(dirname "$0")" && pwd)
 STATS=/sys/kernel/debug/sframe_tables
-PROG="$T/shapes-nopie"
+TMPDIR=${TMPDIR:-/tmp}
+RFILE=$TMPDIR/tables.ready
+if [ $# -eq 0 ]; then
+	set -- "$T/shapes-nopie" leaf 60000
+fi
+PROG=$1
 
 if [ ! -r "$STATS" ]; then
 	echo "# tables: no $STATS"
 	exit 1
 fi
 
-# stat FIELD: a field of the kernel's account
+# stat FIELD: a field of the kernel's account (0 if the kernel has no
+# such field)
 stat() {
-	awk -v f="$1" '$1 == f { print $2 }' "$STATS"
+	_v=$(awk -v f="$1" '$1 == f { print $2 }' "$STATS")
+	echo "${_v:-0}"
+}
+
+# snap: the whole account on one line
+snap() {
+	echo "$(stat files) $(stat bytes) $(stat mm_tables) $(stat mm_bytes)"
 }
 
 # wait_for FILES: poll until the account shows FILES files (10 s at most)
@@ -52,38 +87,89 @@ running() {
 	done
 }
 
-f0=$(stat files)
-b0=$(stat bytes)
-"$PROG" leaf 60000 >/dev/null 2>&1 &
+# ready N: with -r, poll until N processes have printed their line
+# (60 s at most)
+ready() {
+	_i=0
+	while [ "$(wc -l <"$RFILE")" -lt "$1" ] && [ $_i -lt 600 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+}
+
+start() {
+	if [ -n "$READY" ]; then
+		"$@" >>"$RFILE" 2>/dev/null &
+	else
+		"$@" >/dev/null 2>&1 &
+	fi
+}
+
+: >"$RFILE"
+s0=$(snap)
+start "$@"
 first=$!
-running $first
-f1=$(stat files)
-b1=$(stat bytes)
+if [ -n "$READY" ]; then ready 1; else running $first; fi
+s1=$(snap)
+
+if [ -n "$OFF" ]; then
+	kill $first 2>/dev/null
+	wait 2>/dev/null
+	echo "# tables: kernel.sframe_unwind=$(cat /proc/sys/kernel/sframe_unwind);" \
+		"before (files bytes mm_tables mm_bytes): $s0; one process of $PROG: $s1"
+	# shellcheck disable=SC2086 # four fields
+	set -- $s0
+	f0=$1 b0=$2 m0=$3
+	# shellcheck disable=SC2086
+	set -- $s1
+	# per-mm tables of processes that exited before may still wait for
+	# an RCU grace period: fewer, never more
+	[ "$1" = "$f0" ] && [ "$2" = "$b0" ] && [ "$3" -le "$m0" ] && exit 0
+	echo "# tables: the kernel read or kept tables while unwinding is off"
+	exit 1
+fi
+
 pids=
 i=0
 while [ $i -lt "$N" ]; do
-	"$PROG" leaf 60000 >/dev/null 2>&1 &
+	start "$@"
 	pids="$pids $!"
 	i=$((i + 1))
 done
 # shellcheck disable=SC2086 # a list of pids
-running $pids
-f2=$(stat files)
-b2=$(stat bytes)
+if [ -n "$READY" ]; then ready $((N + 1)); else running $pids; fi
+s2=$(snap)
 # shellcheck disable=SC2086 # a list of pids
 kill $first $pids 2>/dev/null
 wait 2>/dev/null
+# shellcheck disable=SC2086 # four fields
+set -- $s0
+f0=$1 b0=$2 p0=$4
 wait_for "$f0"
-sleep 0.5
-f3=$(stat files)
-b3=$(stat bytes)
+i=0
+while [ "$(stat bytes)" != "$b0" ] && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+s3=$(snap)
+# shellcheck disable=SC2086
+set -- $s1
+f1=$1 b1=$2 p1=$4
+# shellcheck disable=SC2086
+set -- $s2
+f2=$1 b2=$2 p2=$4
 
-echo "# tables: before: $f0 files, $b0 bytes; 1 process: $f1 files, $b1 bytes;" \
-	"$((N + 1)) processes: $f2 files, $b2 bytes; after exit: $f3 files, $b3 bytes"
+echo "# tables (files bytes mm_tables mm_bytes): before: $s0; 1 process: $s1;" \
+	"$((N + 1)) processes: $s2; after exit: $s3"
+x=$((b1 - b0 + p1 - p0))
+y=$((b2 - b0 + p2 - p0))
+echo "# tables: 1 process $x bytes, $((N + 1)) processes $y bytes" \
+	"(ratio $(awk -v x=$x -v y=$y 'BEGIN { printf "%.3f", x ? y / x : 0 }'));" \
+	"per process $(((p2 - p1) / (N ? N : 1))) bytes of per-mm table"
 if [ "$f1" -gt "$f0" ] && [ "$b1" -gt "$b0" ] &&
    [ "$f2" = "$f1" ] && [ "$b2" = "$b1" ] &&
-   [ "$f3" = "$f0" ] && [ "$b3" = "$b0" ]; then
+   [ "$(echo "$s3" | cut -d' ' -f1-2)" = "$f0 $b0" ]; then
 	exit 0
 fi
-echo "# tables: expected one copy per file and none left after exit"
+echo "# tables: expected one copy per file, none left after exit"
 exit 1
