@@ -1390,12 +1390,12 @@ static int do_hostile(const char *hdir)
 	if (rmdir(cdir))
 		fail("rmdir %s: %s", cdir, strerror(errno));
 
-	printf("churn hostile: %d files, %lu full passes, %lu files mapped (%lu mmap calls, %lu refused); %lu exec'd: %lu exec failed,",
+	printf("churn hostile: %d files, %lu full passes, %lu files mapped (%lu mmap calls, %lu refused); %lu exec'd: %lu exec failed",
 	       nreg, passes, h_mapped, h_mmaps, h_refused, h_execs,
 	       h_exec_failed);
 	for (j = 0; j < 134; j++)
 		if (h_errnos[j])
-			printf(" %s %lu", j < 133 && strerrorname_np(j) ?
+			printf(", %s %lu", j < 133 && strerrorname_np(j) ?
 			       strerrorname_np(j) : "other", h_errnos[j]);
 	printf(", %lu exited, %lu killed by a signal", h_exited, h_signalled);
 	for (j = 0; j < 65; j++)
