@@ -145,7 +145,9 @@ for m in fp sframe dwarf; do
 	# shellcheck disable=SC2086 # $cg is one or two words
 	$PERF record -q -e cpu-clock:u -c "$LPERIOD" $cg -o "$data" -- \
 		"$prog" "$DEPTH" $CALLS >"$OUT" 2>&1 || { cat "$OUT" >&2; die "perf record ($m, lost) failed"; }
-	$PERF script -D -i "$data" 2>/dev/null | awk -v m=$m '
+	# -F comm,tid: no ip, so perf script unwinds nothing (the DWARF
+	# recording would otherwise be unwound sample by sample)
+	$PERF script -D -F comm,tid -i "$data" 2>/dev/null | awk -v m=$m '
 		/: PERF_RECORD_SAMPLE/ { s++ }
 		# ": PERF_RECORD_LOST: id:I: lost:N", "..._SAMPLES: id:I: lost samples :N"
 		/: PERF_RECORD_LOST/ { v = $0; sub(/.*:/, "", v); l += v }
@@ -157,7 +159,8 @@ rm -f "$OUT" "$TMPDIR"/bench.*
 # What the tables cost exec and dlopen (loadbench.c): a program with
 # 1.1 MiB of .sframe (big) and a library of 10,000 functions, with the
 # tables built (kernel.sframe_unwind as it was at boot) against 0 (nothing
-# read); cold: no other process maps the file, warm: one does.
+# read); first: each load is of a fresh copy of the file (its tables are
+# read and built then), warm: another process maps the file.
 if [ -x "$T/loadbench" ] && [ -x "$T/big" ]; then
 	echo "$LEVEL0" >"$SYSCTL"
 	echo "# exec and dlopen, kernel.sframe_unwind=$LEVEL0 vs 0, $LROUNDS rounds of 10 each"

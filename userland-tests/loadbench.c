@@ -12,15 +12,20 @@
  * and dlcloses LIB) PER times, timing each with CLOCK_MONOTONIC, and
  * sends the times back; rounds alternate between off and on, so that both
  * see the same machine.  The children are forked from loadbench, which
- * keeps the tables of the C library and ld.so in the kernel's cache;
- * PROG's or LIB's own tables are read anew by each exec or dlopen (no
- * other process maps it: "cold"), unless -w first starts a process that
- * maps it and waits ("PROG wait", or a child that dlopens LIB): "warm".
+ * keeps the tables of the C library and ld.so in the kernel's cache.
+ * Without -w each load is of a fresh copy of PROG or LIB in $TMPDIR (made
+ * and removed outside the timing): a file the kernel has never seen, so
+ * its tables are read and built by that exec or dlopen ("first").  With
+ * -w, a process that maps PROG or LIB ("PROG wait", or a child that
+ * dlopens LIB) runs meanwhile and every load is of that file: its tables
+ * are in the kernel's cache ("warm").
  * Prints, in microseconds,
- *   exec|dlopen NAME cold|warm: N runs each, median off A, on B, ratio B/A
+ *   exec|dlopen NAME first|warm: N runs each, median off A us, on B us,
+ *   ratio B/A
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,11 +38,30 @@
 #define SYSCTL		"/proc/sys/kernel/sframe_unwind"
 
 static const char *mode, *target, *arg;
+static int warm;
 
 static void die(const char *what)
 {
 	fprintf(stderr, "loadbench: %s: %s\n", what, strerror(errno));
 	exit(1);
+}
+
+/* Copy @from to a new file @to (mode 0755). */
+static void copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY), out;
+	ssize_t n;
+
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL, 0755);
+	if (in < 0 || out < 0)
+		die(to);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			die(to);
+	if (n < 0 || close(out))
+		die(to);
+	close(in);
 }
 
 static long long now_ns(void)
@@ -56,8 +80,8 @@ static void set_level(const char *v)
 		die(SYSCTL);
 }
 
-/* One load of the target; returns its time in ns. */
-static long long load_once(void)
+/* One load of @path; returns its time in ns. */
+static long long load_once(const char *path)
 {
 	long long t = now_ns();
 
@@ -68,17 +92,17 @@ static long long load_once(void)
 		if (pid < 0)
 			die("fork");
 		if (!pid) {
-			execl(target, target, arg, (char *)NULL);
+			execl(path, path, arg, (char *)NULL);
 			_exit(127);
 		}
 		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 		    WEXITSTATUS(status)) {
-			fprintf(stderr, "loadbench: %s %s failed\n", target, arg);
+			fprintf(stderr, "loadbench: %s %s failed\n", path, arg);
 			exit(1);
 		}
 		return now_ns() - t;
 	} else {
-		void *h = dlopen(target, RTLD_NOW | RTLD_LOCAL);
+		void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 
 		t = now_ns() - t;
 		if (!h) {
@@ -102,11 +126,23 @@ static void round_times(long long *out)
 	if (pid < 0)
 		die("fork");
 	if (!pid) {
+		const char *tmp = getenv("TMPDIR");
+		char copy[4096];
 		long long t[PER];
 		int i;
 
-		for (i = 0; i < PER; i++)
-			t[i] = load_once();
+		for (i = 0; i < PER; i++) {
+			if (warm) {
+				t[i] = load_once(target);
+				continue;
+			}
+			snprintf(copy, sizeof(copy), "%s/loadbench-%d-%d%s",
+				 tmp ? tmp : "/tmp", getpid(), i,
+				 strcmp(mode, "exec") ? ".so" : "");
+			copy_file(target, copy);
+			t[i] = load_once(copy);
+			unlink(copy);
+		}
 		_exit(write(fds[1], t, sizeof(t)) == sizeof(t) ? 0 : 1);
 	}
 	close(fds[1]);
@@ -155,7 +191,7 @@ static long long median(long long *v, int n)
 int main(int argc, char **argv)
 {
 	long long *off, *on;
-	int warm = 0, rounds, r;
+	int rounds, r;
 	char level[16] = "";
 	const char *name;
 	pid_t holder = 0;
@@ -204,7 +240,7 @@ int main(int argc, char **argv)
 	name = strrchr(target, '/');
 	name = name ? name + 1 : target;
 	printf("%s %s %s: %d runs each, median off %lld us, on %lld us, ratio %.2f\n",
-	       mode, name, warm ? "warm" : "cold", rounds * PER,
+	       mode, name, warm ? "warm" : "first", rounds * PER,
 	       median(off, rounds * PER) / 1000, median(on, rounds * PER) / 1000,
 	       (double)median(on, rounds * PER) / median(off, rounds * PER));
 	return 0;
