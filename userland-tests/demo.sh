@@ -1,6 +1,7 @@
 #!/bin/sh
 # Guest side of "make demo": the same program profiled with perf record -g,
-# with SFrame unwinding on and off (kernel.sframe_unwind).  The program
+# with SFrame unwinding on and off (kernel.sframe_unwind); each recording's
+# stacks are also printed folded (fold.awk) for the host's flame graphs.  The program
 # calls into a shared library that calls back into the program:
 #   main -> do_callback -> lib_call (libsfchain.so) -> cb_entry -> cb_mid -> cb_hot
 # everything built -O2 -fomit-frame-pointer -Wa,--gsframe.
@@ -24,6 +25,11 @@ show() {
 		     /^$/ { if (keep) { print blk; done = 1; exit } next }
 		     { if (first) keep = / cb_hot /; first = 0; blk = blk "\n" $0 }
 		     END { if (keep && !done) print blk }'
+	# every sample's stack, folded, for the host's flame graph
+	echo "=== DEMO FOLDED sframe_unwind=$1 ==="
+	perf script -i /tmp/demo.data -F comm,ip,sym 2>/dev/null |
+		awk -f "$(dirname "$0")/fold.awk"
+	echo "=== DEMO FOLDED END ==="
 }
 
 show 1

@@ -4,7 +4,7 @@
 # Host self-test of chaincheck.awk on synthetic `perf script -F
 # comm,tid,ip,sym,dso` output: right chains pass, and a wrong chain, a
 # missing frame, an extra frame, too few samples and no samples are all
-# caught.  Runs with every awk found (awk, busybox awk) since the guest
+# caught; and of make demo's fold.awk and flamegraph.py.  Runs with every awk found (awk, busybox awk) since the guest
 # uses busybox's.
 #
 #   selftest-checker.sh
@@ -205,6 +205,43 @@ for A in $AWKS; do
 	expect_rc "start-up samples are ignored (!_dl_start|_dl_start_user)" 0 $A "$DL;!_dl_start|_dl_start_user" "$TMP/dlstart"
 	expect_rc "only samples with the named frames are ignored" 1 $A "$DL;!_dl_start|_dl_start_user" "$TMP/dlstart-other"
 done
+
+# fold.awk (make demo's flame graphs): perf script -F comm,ip,sym in,
+# one line per distinct stack, root first, out; then flamegraph.py draws
+# one box per frame of the merged tree.
+{
+	printf 'dso \n\t    1010 cb_hot\n\t    1020 cb_mid\n\t    1030 main\n\n'
+	printf 'dso \n\t    1010 cb_hot\n\t    1020 cb_mid\n\t    1030 main\n\n'
+	printf 'dso \n\t    1040 lib;call\n\t    1050 [unknown]\n\n'
+	printf 'dso \n\t    1060\n\n'
+} >"$TMP/script"
+printf '%s\n' 'dso;[unknown] 1' 'dso;[unknown];lib:call 1' \
+	'dso;main;cb_mid;cb_hot 2' >"$TMP/folded-want"
+FG=$HERE/../scripts/flamegraph.py
+for A in $AWKS; do
+	$A -f "$HERE/fold.awk" "$TMP/script" | sort >"$TMP/folded"
+	if cmp -s "$TMP/folded" "$TMP/folded-want"; then
+		PASS=$((PASS + 1))
+		echo "ok: [$A] fold.awk folds stacks"
+	else
+		FAIL=$((FAIL + 1))
+		echo "FAILED: [$A] fold.awk folds stacks:"
+		diff "$TMP/folded-want" "$TMP/folded" | sed 's/^/    /'
+	fi
+done
+# all, dso, [unknown], lib:call, main, cb_mid, cb_hot: 7 boxes
+if [ -x "$FG" ] && command -v python3 >/dev/null 2>&1; then
+	"$FG" test <"$TMP/folded-want" >"$TMP/fg.svg"
+	n=$(grep -c '<rect x=.* rx=' "$TMP/fg.svg")
+	if [ "$n" = 7 ] &&
+	   grep -q '<title>cb_hot (2 samples, 50.00%)</title>' "$TMP/fg.svg"; then
+		PASS=$((PASS + 1))
+		echo "ok: flamegraph.py draws one box per frame"
+	else
+		FAIL=$((FAIL + 1))
+		echo "FAILED: flamegraph.py: $n boxes, expected 7 (and cb_hot at 50%)"
+	fi
+fi
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
