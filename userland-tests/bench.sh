@@ -51,24 +51,33 @@ ns=$("$T/bench" "$DEPTH" $CALLS) || die "bench failed"
 CALLS=$((CALLS * 1500000000 / (ns + 1) + 1))
 echo "# depth $DEPTH, $CALLS calls of the hot leaf, period $PERIOD ns, $ROUNDS rounds"
 
+# record MODE PERIOD DATA LEVEL: perf record -g of MODE's program (fp:
+# bench-fp; dwarf: --call-graph dwarf; others: bench) every PERIOD ns of
+# CPU time into DATA, at kernel.sframe_unwind=LEVEL; its output in $OUT
+record() {
+	_prog=$T/bench
+	_cg=-g
+	case $1 in
+	fp)	_prog=$T/bench-fp ;;
+	dwarf)	_cg="--call-graph dwarf" ;;
+	esac
+	echo "$4" >"$SYSCTL"
+	# shellcheck disable=SC2086 # $_cg is one or two words
+	$PERF record -q -e cpu-clock:u -c "$2" $_cg -o "$3" -- \
+		"$_prog" "$DEPTH" $CALLS >"$OUT" 2>&1 || { cat "$OUT" >&2; die "perf record ($1) failed"; }
+}
+
 # one MODE: prints "ns samples bytes"; the recording stays in
 # $TMPDIR/bench.MODE.data
 one() {
 	data=$TMPDIR/bench.$1.data
 	sw=1
-	prog=$T/bench
-	cg=-g
 	case $1 in
 	base)	"$T/bench" "$DEPTH" $CALLS; return ;;
 	base-fp) "$T/bench-fp" "$DEPTH" $CALLS; return ;;
-	fp)	prog=$T/bench-fp ;;
 	off)	sw=0 ;;
-	dwarf)	cg="--call-graph dwarf" ;;
 	esac
-	echo $sw >"$SYSCTL"
-	# shellcheck disable=SC2086
-	$PERF record -q -e cpu-clock:u -c "$PERIOD" $cg -o "$data" -- \
-		"$prog" "$DEPTH" $CALLS >"$OUT" 2>&1 || { cat "$OUT" >&2; die "perf record ($1) failed"; }
+	record "$1" "$PERIOD" "$data" $sw
 	echo 1 >"$SYSCTL"
 	n=$($PERF report -i "$data" --stats 2>/dev/null |
 		awk '/SAMPLE events:/ { print $3; exit }')
@@ -135,16 +144,7 @@ echo "# lost samples at -c $LPERIOD (cpu-clock:u, $((1000000000 / LPERIOD)) per 
 echo "# mode      samples     lost  throttled"
 for m in fp sframe dwarf; do
 	data=$TMPDIR/bench.lost.data
-	prog=$T/bench
-	cg=-g
-	case $m in
-	fp) prog=$T/bench-fp ;;
-	dwarf) cg="--call-graph dwarf" ;;
-	esac
-	echo "$LEVEL0" >"$SYSCTL"
-	# shellcheck disable=SC2086 # $cg is one or two words
-	$PERF record -q -e cpu-clock:u -c "$LPERIOD" $cg -o "$data" -- \
-		"$prog" "$DEPTH" $CALLS >"$OUT" 2>&1 || { cat "$OUT" >&2; die "perf record ($m, lost) failed"; }
+	record $m "$LPERIOD" "$data" "$LEVEL0"
 	# -F comm,tid: no ip, so perf script unwinds nothing (the DWARF
 	# recording would otherwise be unwound sample by sample)
 	$PERF script -D -F comm,tid -i "$data" 2>/dev/null | awk -v m=$m '

@@ -190,7 +190,7 @@ static long long median(long long *v, int n)
 
 int main(int argc, char **argv)
 {
-	long long *off, *on;
+	long long *off, *on, m_off, m_on;
 	int rounds, r;
 	char level[16] = "";
 	const char *name;
@@ -237,11 +237,12 @@ int main(int argc, char **argv)
 		kill(holder, SIGTERM);
 		waitpid(holder, NULL, 0);
 	}
+	m_off = median(off, rounds * PER);
+	m_on = median(on, rounds * PER);
 	name = strrchr(target, '/');
 	name = name ? name + 1 : target;
 	printf("%s %s %s: %d runs each, median off %lld us, on %lld us, ratio %.2f\n",
 	       mode, name, warm ? "warm" : "first", rounds * PER,
-	       median(off, rounds * PER) / 1000, median(on, rounds * PER) / 1000,
-	       (double)median(on, rounds * PER) / median(off, rounds * PER));
+	       m_off / 1000, m_on / 1000, (double)m_on / m_off);
 	return 0;
 }

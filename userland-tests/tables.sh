@@ -58,9 +58,11 @@ stat() {
 	echo "${_v:-0}"
 }
 
-# snap: the whole account on one line
+# snap: the whole account on one line (one read of it)
 snap() {
-	echo "$(stat files) $(stat bytes) $(stat mm_tables) $(stat mm_bytes)"
+	awk '{ v[$1] = $2 }
+	     END { print v["files"] + 0, v["bytes"] + 0, v["mm_tables"] + 0,
+		   v["mm_bytes"] + 0 }' "$STATS"
 }
 
 # wait_for FILES: poll until the account shows FILES files (10 s at most)
