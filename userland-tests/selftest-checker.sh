@@ -172,6 +172,21 @@ dlstart() {
 # x86-64 (outermost _dl_start_user), arm64 (outermost _start)
 { repeat 60 dl; dlstart _dl_start _dl_start_user; dlstart _dl_start _start; } >"$TMP/dlstart"
 { repeat 60 dl; dlstart _dl_start _start; dlstart _dl_sysdep_start _start; } >"$TMP/dlstart-other"
+# arm64 pac-ret: perf inserts the signed link register as the leaf's
+# caller ([unknown]) except where the leaf has not signed it yet (its
+# first instruction): "?FRAME" may be missing, nothing else may.
+PAC="vl_hot,?[unknown]@[unknown],sh_vl,main,$LIBC"
+pac() {
+	set -- vl_hot@/tests/shapes "$@"
+	sample shapes 100 "$@" sh_vl@/tests/shapes main@/tests/shapes \
+		__libc_start_call_main@/usr/lib/libc.so.6
+}
+{ repeat 60 pac '[unknown]@[unknown]'; pac; } >"$TMP/pac"
+{ repeat 60 pac '[unknown]@[unknown]'; pac main@/tests/shapes; } >"$TMP/pac-wrong"
+{ repeat 60 pac '[unknown]@[unknown]'
+  sample shapes 100 vl_hot@/tests/shapes '[unknown]@[unknown]' main@/tests/shapes \
+	__libc_start_call_main@/usr/lib/libc.so.6
+} >"$TMP/pac-missing"
 
 AWKS="awk"
 if command -v busybox >/dev/null 2>&1 && busybox awk 'BEGIN{}' 2>/dev/null; then
@@ -204,6 +219,11 @@ for A in $AWKS; do
 	expect_rc "start-up samples fail without an ignore entry" 1 $A "$DL" "$TMP/dlstart"
 	expect_rc "start-up samples are ignored (!_dl_start|_dl_start_user)" 0 $A "$DL;!_dl_start|_dl_start_user" "$TMP/dlstart"
 	expect_rc "only samples with the named frames are ignored" 1 $A "$DL;!_dl_start|_dl_start_user" "$TMP/dlstart-other"
+	expect_rc "an optional frame may be there or not" 0 $A "$PAC" "$TMP/pac"
+	expect_rc "an optional frame does not match another frame" 1 $A "$PAC" "$TMP/pac-wrong"
+	expect_rc "with an optional frame, a missing frame is caught" 1 $A "$PAC" "$TMP/pac-missing"
+	expect_rc "without the '?', the missing optional frame is caught" 1 $A \
+		"$(echo "$PAC" | sed 's/?//')" "$TMP/pac"
 done
 
 # fold.awk (make demo's flame graphs): perf script -F comm,ip,sym in,
