@@ -5,6 +5,10 @@
 #   make qemu-test ARCH=x86_64     boot under QEMU TCG, parse the results
 #   make check                     all of the above for CHECK_ARCHES
 #                                  (default: x86_64 arm64)
+#   make series-check              apply, checkpatch, build every prefix
+#                                  (both arches, option on/off, W=1),
+#                                  sparse, kernel-doc, Debian's config
+#                                  (SERIES_CHECK=full; make check: ci)
 #   make qemu-shell ARCH=...       interactive shell in the guest
 #   make bench     ARCH=x86_64     unwinding cost per sample in the guest
 #   make glibc-sframe ARCH=...     Debian's glibc built with SFrame (cached)
@@ -28,10 +32,10 @@ MAKEFLAGS += --no-print-directory
 .NOTPARALLEL:
 .PHONY: help deps check-deps src config kernel initramfs qemu-test qemu-run \
 	qemu-shell parse check clean demo bench glibc-sframe check-glibc-sframe \
-	sid-root stress
+	sid-root stress series-check
 
 help:
-	@sed -n '2,15s/^# \{0,1\}//p' $(TOP)/Makefile
+	@sed -n '2,22s/^# \{0,1\}//p' $(TOP)/Makefile
 
 deps:
 	$(S)/deps.sh
@@ -69,6 +73,10 @@ qemu-shell:
 # the last line adds up every part's "N passed, N failed"
 check:
 	$(S)/check.sh $(CHECK_ARCHES)
+
+export SERIES_CHECK
+series-check:
+	$(S)/series-check.sh
 
 # install, build, boot; perf output of one program, SFrame on then off
 demo:

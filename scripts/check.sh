@@ -1,5 +1,6 @@
 #!/bin/bash
-# make check: the series checks (quilt, git am, checkpatch), the host-side
+# make check: the series checks (quilt, git am, checkpatch, the builds of
+# scripts/series-check.sh with SERIES_CHECK=ci by default), the host-side
 # reader tests, the chain checker's self-test, then for each architecture
 # the code generation checks of the test programs, the kernel, the
 # initramfs and the QEMU tests; then a short make stress on x86_64
@@ -48,7 +49,7 @@ if ! "$TOP/scripts/build-sid-root.sh" > /dev/null; then
 	summary+=("sid-root       build failed: no SFrame v3 tests")
 fi
 
-part series "$TOP/scripts/check-series.sh"
+part series env SERIES_CHECK="${SERIES_CHECK:-ci}" "$TOP/scripts/series-check.sh"
 part host make -C "$TOP/host-tests" host-check
 part checker "$TOP/userland-tests/selftest-checker.sh"
 for a in "${arches[@]}"; do

@@ -15,7 +15,9 @@ DEPS_ARM64=(qemu-system-arm gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
 # scripts/build-sid-root.sh)
 DEPS_TESTS=(clang clang-14 llvm-14 libclang-rt-14-dev valgrind dwarves
 	libdw-dev libstdc++6-arm64-cross
-	make patch binutils tcl debootstrap)
+	make patch binutils tcl debootstrap
+	sparse)
+# (sparse: make series-check runs C=2 on the objects the series touches)
 # scripts/build-glibc-sframe.sh (make glibc-sframe; not part of make deps)
 DEPS_GLIBC=(gawk bison python3 dpkg-dev make gcc binutils)
 DEPS_GLIBC_ARM64=(gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
