@@ -17,6 +17,8 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 PASS=0
 FAIL=0
+pass() { PASS=$((PASS + 1)); echo "ok: $*"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAILED: $*"; }
 
 LIBC='__libc_start_call_main|[unknown]@libc.so.6'
 EXP="leaf_hot,leaf_driver,sh_leaf,main,$LIBC"
@@ -69,11 +71,9 @@ expect_rc() {
 	$_awk -v expect="$_exp" -v min=50 "$@" -f "$AWKPROG" "$_file" >"$TMP/out" 2>&1
 	_got=$?
 	if [ "$_got" = "$_want" ]; then
-		PASS=$((PASS + 1))
-		echo "ok: [$_awk] $_name (exit $_got)"
+		pass "[$_awk] $_name (exit $_got)"
 	else
-		FAIL=$((FAIL + 1))
-		echo "FAILED: [$_awk] $_name: exit $_got, expected $_want"
+		fail "[$_awk] $_name: exit $_got, expected $_want"
 		sed 's/^/    /' "$TMP/out"
 	fi
 }
@@ -81,11 +81,9 @@ expect_rc() {
 # Also check that the diagnostics name the wrong chain (fixed string).
 expect_diag() {
 	if grep -qF "$2" "$TMP/out"; then
-		PASS=$((PASS + 1))
-		echo "ok: $1"
+		pass "$1"
 	else
-		FAIL=$((FAIL + 1))
-		echo "FAILED: $1: no '$2' in:"
+		fail "$1: no '$2' in:"
 		sed 's/^/    /' "$TMP/out"
 	fi
 }
@@ -241,11 +239,9 @@ FG=$HERE/../scripts/flamegraph.py
 for A in $AWKS; do
 	$A -f "$HERE/fold.awk" "$TMP/script" | sort >"$TMP/folded"
 	if cmp -s "$TMP/folded" "$TMP/folded-want"; then
-		PASS=$((PASS + 1))
-		echo "ok: [$A] fold.awk folds stacks"
+		pass "[$A] fold.awk folds stacks"
 	else
-		FAIL=$((FAIL + 1))
-		echo "FAILED: [$A] fold.awk folds stacks:"
+		fail "[$A] fold.awk folds stacks:"
 		diff "$TMP/folded-want" "$TMP/folded" | sed 's/^/    /'
 	fi
 done
@@ -255,11 +251,9 @@ if [ -x "$FG" ] && command -v python3 >/dev/null 2>&1; then
 	n=$(grep -c '<rect x=.* rx=' "$TMP/fg.svg")
 	if [ "$n" = 7 ] &&
 	   grep -q '<title>cb_hot (2 samples, 50.00%)</title>' "$TMP/fg.svg"; then
-		PASS=$((PASS + 1))
-		echo "ok: flamegraph.py draws one box per frame"
+		pass "flamegraph.py draws one box per frame"
 	else
-		FAIL=$((FAIL + 1))
-		echo "FAILED: flamegraph.py: $n boxes, expected 7 (and cb_hot at 50%)"
+		fail "flamegraph.py: $n boxes, expected 7 (and cb_hot at 50%)"
 	fi
 fi
 
