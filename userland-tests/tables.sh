@@ -45,6 +45,9 @@ if [ $# -eq 0 ]; then
 	set -- "$T/shapes-nopie" leaf 60000
 fi
 PROG=$1
+# a dynamically linked PROG maps libc (see running)
+DYNAMIC=
+grep -q 'ld-linux' "$PROG" 2>/dev/null && DYNAMIC=1
 
 if [ ! -r "$STATS" ]; then
 	echo "# tables: no $STATS"
@@ -74,14 +77,18 @@ wait_for() {
 	done
 }
 
-# running PID...: poll until every PID has run in user space (20 s at
-# most): the tables of what exec maps are registered before the first
-# user instruction runs
+# running PID...: poll until every PID has run in user space and the
+# dynamic linker has mapped libc's code (20 s at most): the tables of a
+# file are registered when its code is mapped, those of the program
+# before its first user instruction, those of libc only once ld.so maps
+# it, which can take longer than the first tick of user time under TCG
 running() {
 	for _p in "$@"; do
 		_i=0
 		while { [ "$(readlink "/proc/$_p/exe")" != "$PROG" ] ||
-			[ "$(awk '{ print $14 }' "/proc/$_p/stat")" = 0 ]; } &&
+			[ "$(awk '{ print $14 }' "/proc/$_p/stat")" = 0 ] ||
+			{ [ -n "$DYNAMIC" ] &&
+			  ! grep -q ' r-xp .*/libc\.so' "/proc/$_p/maps"; }; } &&
 		      [ $_i -lt 200 ]; do
 			sleep 0.1
 			_i=$((_i + 1))
