@@ -46,6 +46,7 @@
 
 #include <asm/unaligned.h>
 #include "sframe_read.h"
+#include "unwind-step.h"
 #include "sframe_format.h"
 #include "sframe_ehframe.h"
 
@@ -375,11 +376,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			unsigned long sp = fr.sp;
 			bool topmost = fr.topmost;
 
-			ret = sframe_unwind_step(&sec, &fr);
+			ret = host_unwind_step(&sec, &fr);
 			if (ret == -ENOENT || ret == -EINVAL || ret == -EFAULT)
 				break;
 			if (ret)
-				FAIL("sframe_unwind_step = %d\n", ret);
+				FAIL("host_unwind_step = %d\n", ret);
 			if (fr.sp < sp || (fr.sp == sp && !topmost))
 				FAIL("unwind moved SP from %#lx to %#lx\n", sp, fr.sp);
 			lookup(&sec, &isec, fr.pc, 0);

@@ -31,6 +31,7 @@
 
 #include <asm/unaligned.h>
 #include "sframe_read.h"
+#include "unwind-step.h"
 #include "sframe_format.h"
 
 #define STACK_BASE 0x7fff00000000UL
@@ -230,10 +231,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			unsigned long sp = fr.sp;
 			bool topmost = fr.topmost;
 
-			ret = sframe_unwind_step(&sec, &fr);
-			iret = sframe_unwind_step(&isec, &ifr);
+			ret = host_unwind_step(&sec, &fr);
+			iret = host_unwind_step(&isec, &ifr);
 			if (ret != iret)
-				FAIL("sframe_unwind_step = %d, with the index %d\n", ret, iret);
+				FAIL("host_unwind_step = %d, with the index %d\n", ret, iret);
 			if (fr.pc != ifr.pc || fr.sp != ifr.sp || fr.fp != ifr.fp ||
 			    fr.ra != ifr.ra || fr.topmost != ifr.topmost ||
 			    fr.ra_valid != ifr.ra_valid || fr.ra_mangled != ifr.ra_mangled)
@@ -241,7 +242,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (ret == -ENOENT || ret == -EINVAL || ret == -EFAULT)
 				break;
 			if (ret)
-				FAIL("sframe_unwind_step = %d\n", ret);
+				FAIL("host_unwind_step = %d\n", ret);
 			if (fr.sp < sp || (fr.sp == sp && !topmost))
 				FAIL("unwind moved SP from %#lx to %#lx\n", sp, fr.sp);
 			if (fr.topmost)

@@ -4,7 +4,7 @@
  * bookworm's assembler cannot emit and libsframe 2.40 cannot read): PCMASK
  * FDEs with rep_size, SFRAME_F_FDE_FUNC_START_PCREL, auxiliary header and
  * sub-section offsets, AArch64 RA/FP offsets and the mangled-RA bit, the
- * outermost frame, malformed sections, and sframe_unwind_step(); and the
+ * outermost frame, malformed sections, and host_unwind_step(); and the
  * FDE index (sframe_index_prepare()/sframe_index_build()) against the plain
  * binary search on sections of many functions.
  *
@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "sframe_read.h"
+#include "unwind-step.h"
 #include "sfbuild.h"
 
 #define VADDR	0x400000UL
@@ -453,7 +454,7 @@ static void test_aarch64_unwind(void)
 	fr.ra = 0xabcdef;
 	fr.topmost = true;
 	fr.ra_valid = true;
-	CHECK_EQ(sframe_unwind_step(&s, &fr), 0);
+	CHECK_EQ(host_unwind_step(&s, &fr), 0);
 	CHECK_EQ(fr.pc, 0xabcdef);
 	CHECK_EQ(fr.sp, STACK_BASE + 64);
 	CHECK_EQ(fr.fp, 0x1234);
@@ -462,13 +463,13 @@ static void test_aarch64_unwind(void)
 	/* The same row for a caller frame: no RA anywhere, give up. */
 	fr.pc = f + 3;
 	fr.sp = STACK_BASE + 64;
-	CHECK_EQ(sframe_unwind_step(&s, &fr), -EINVAL);
+	CHECK_EQ(host_unwind_step(&s, &fr), -EINVAL);
 
 	/* Topmost without a valid LR: give up too. */
 	fr.pc = f + 2;
 	fr.topmost = true;
 	fr.ra_valid = false;
-	CHECK_EQ(sframe_unwind_step(&s, &fr), -EINVAL);
+	CHECK_EQ(host_unwind_step(&s, &fr), -EINVAL);
 
 	/* Frame record stored: RA at CFA - 8, FP at CFA - 16, signed. */
 	stack[8] = 0x5555;	/* saved FP at STACK_BASE + 64 */
@@ -476,7 +477,7 @@ static void test_aarch64_unwind(void)
 	fr.pc = f + 0x100;
 	fr.sp = STACK_BASE + 64;
 	fr.topmost = true;
-	CHECK_EQ(sframe_unwind_step(&s, &fr), 0);
+	CHECK_EQ(host_unwind_step(&s, &fr), 0);
 	CHECK_EQ(fr.pc, 0x6666);
 	CHECK_EQ(fr.sp, STACK_BASE + 80);
 	CHECK_EQ(fr.fp, 0x5555);
@@ -506,7 +507,7 @@ static void test_outermost(void)
 	CHECK_EQ(r.func_start, VADDR - 0x100);
 	fr.pc = VADDR - 0x100 + 3;
 	fr.sp = STACK_BASE;
-	CHECK_EQ(sframe_unwind_step(&s, &fr), -ENOENT);
+	CHECK_EQ(host_unwind_step(&s, &fr), -ENOENT);
 	CHECK_EQ(look(&s, VADDR - 0x100 + 4, &r), 0);
 	CHECK(!r.outermost && r.ra_tracked);
 }
@@ -527,7 +528,7 @@ static void test_amd64_unwind(void)
 	fr.sp = STACK_BASE;
 	fr.fp = 0x77;
 	fr.topmost = true;
-	CHECK_EQ(sframe_unwind_step(&s, &fr), 0);
+	CHECK_EQ(host_unwind_step(&s, &fr), 0);
 	CHECK_EQ(fr.pc, 0x3ff040);
 	CHECK_EQ(fr.sp, STACK_BASE + 16);
 	CHECK_EQ(fr.fp, 0x77);
@@ -542,7 +543,7 @@ static void test_amd64_unwind(void)
 	fr.fp = STACK_BASE + 32;
 	stack[4] = STACK_BASE + 128;	/* saved FP at CFA - 16 = fp */
 	stack[5] = 0x3ff105;		/* RA at CFA - 8 */
-	CHECK_EQ(sframe_unwind_step(&s, &fr), 0);
+	CHECK_EQ(host_unwind_step(&s, &fr), 0);
 	CHECK_EQ(fr.pc, 0x3ff105);
 	CHECK_EQ(fr.sp, STACK_BASE + 48);
 	CHECK_EQ(fr.fp, STACK_BASE + 128);
@@ -552,21 +553,21 @@ static void test_amd64_unwind(void)
 	fr.pc = 0x3ff040;	/* looked up at 0x3ff03f: CFA = FP + 16 */
 	fr.sp = STACK_BASE + 64;
 	fr.fp = STACK_BASE + 32;	/* CFA = STACK_BASE + 48 < SP */
-	CHECK_EQ(sframe_unwind_step(&s, &fr), -EINVAL);
+	CHECK_EQ(host_unwind_step(&s, &fr), -EINVAL);
 
 	/* Unreadable stack. */
 	memset(&fr, 0, sizeof(fr));
 	fr.pc = 0x3ff003;
 	fr.sp = STACK_BASE + sizeof(stack);
 	fr.topmost = true;
-	CHECK_EQ(sframe_unwind_step(&s, &fr), -EFAULT);
+	CHECK_EQ(host_unwind_step(&s, &fr), -EFAULT);
 
 	/* Not covered. */
 	memset(&fr, 0, sizeof(fr));
 	fr.pc = 0x3ff080;
 	fr.sp = STACK_BASE;
 	fr.topmost = true;
-	CHECK_EQ(sframe_unwind_step(&s, &fr), -ENOENT);
+	CHECK_EQ(host_unwind_step(&s, &fr), -ENOENT);
 }
 
 /* ------------------------------------------------------------ malformed */
