@@ -1,6 +1,6 @@
 #!/bin/bash
 # Generate build/<arch>/kernel/.config: tinyconfig + the fragments in
-# kconfig-fragments/ (base, base-<arch>, debug, kunit, sframe; with
+# kconfig-fragments/ (base, base-<arch>, debug, kunit, sframe, consumers; with
 # KFLAVOR=bench: base, base-<arch>, sframe, nokunit; with KFLAVOR=stress:
 # base, base-<arch>, debug, sframe, nokunit, stress), then verify
 # that every requested option that exists in the tree got its value.
@@ -12,7 +12,8 @@ set_arch "${1:-}"
 
 FRAGDIR=$TOP/kconfig-fragments
 FRAGS=("$FRAGDIR/base.config" "$FRAGDIR/base-$ARCH.config"
-       "$FRAGDIR/debug.config" "$FRAGDIR/kunit.config" "$FRAGDIR/sframe.config")
+       "$FRAGDIR/debug.config" "$FRAGDIR/kunit.config" "$FRAGDIR/sframe.config"
+       "$FRAGDIR/consumers.config")
 case ${KFLAVOR:-test} in
 bench)
 	# what a distribution kernel would run: no debug options, no KUnit

@@ -10,6 +10,8 @@
 # - The summary lines of nosframe.sh ("# nosframe ARCH: N samples, C
 #   complete", "# nosframe-before ...") and of the SFrame v3 and v2 tests
 #   ("# sframe-v3 ARCH: N passed, N failed", "# sframe-v2 ...") and of
+#   the other consumers of user stacks ("# consumers ARCH: N passed, N
+#   failed") and of
 #   make stress ("# stress ARCH: N seconds, S samples, splats K, leaks L")
 #   and of the tables-1000 test ("# tables ARCH: 1 process X bytes, 1000
 #   processes Y bytes (ratio R)") are echoed without the "# ".
@@ -59,7 +61,7 @@ in_dmesg { next }
 	if (in_tests && toplevel && line ~ /^# stress [a-z0-9_]+: [0-9]+ seconds, [0-9]+ samples, splats [0-9]+, leaks [0-9]+$/)
 		print substr(line, 3)
 	# the summary of the SFrame v3 tests (run-tests.sh)
-	if (in_tests && toplevel && line ~ /^# sframe-v[23] [a-z0-9_]+: [0-9]+ passed, [0-9]+ failed$/)
+	if (in_tests && toplevel && line ~ /^# (sframe-v[23]|consumers) [a-z0-9_]+: [0-9]+ passed, [0-9]+ failed$/)
 		print substr(line, 3)
 	if (in_tests && toplevel && line ~ /^1\.\.[0-9]+/) {
 		plan = substr(line, 4) + 0; haveplan = 1

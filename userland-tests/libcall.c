@@ -18,6 +18,10 @@
  *   libcall dlsym [ms]
  *	do_lookup_x (ld.so) <- _dl_lookup_symbol_x (ld.so) <- do_sym (libc)
  *	<- ... dlsym <- lc_dlsym <- main
+ *   libcall write [ms]
+ *	write (libc) <- wr_deep <- wr_mid <- lc_write <- main: one-byte
+ *	writes to /dev/null, for samples taken in system call context
+ *	(perf record -e syscalls:sys_enter_write -g)
  *
  * The exact chains, with libc's frames down to _start, are in
  * run-tests.sh; check-codegen.sh checks the calls they rely on.  The
@@ -26,9 +30,11 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
 
@@ -131,6 +137,40 @@ noipa long lc_dlsym(long ms)
 	return acc;
 }
 
+noipa long wr_deep(int fd)
+{
+	long r = write(fd, str, 1);
+
+	NOTAIL(r);
+	return r;
+}
+
+noipa long wr_mid(int fd)
+{
+	long r = wr_deep(fd);
+
+	NOTAIL(r);
+	return r;
+}
+
+noipa long lc_write(long ms)
+{
+	unsigned long acc = 0;
+	int fd = open("/dev/null", O_WRONLY);
+	int i;
+
+	if (fd < 0) {
+		perror("libcall: /dev/null");
+		exit(1);
+	}
+	timer_start(ms);
+	while (!timer_expired())
+		for (i = 0; i < 16; i++)
+			acc += wr_mid(fd);
+	close(fd);
+	return acc;
+}
+
 int main(int argc, char **argv)
 {
 	long ms = parse_ms(argc > 2 ? argv[2] : NULL, DEFAULT_MS);
@@ -147,8 +187,10 @@ int main(int argc, char **argv)
 		r = lc_qsort(ms);
 	else if (!strcmp(m, "dlsym"))
 		r = lc_dlsym(ms);
+	else if (!strcmp(m, "write"))
+		r = lc_write(ms);
 	else {
-		fprintf(stderr, "usage: libcall memcpy|strlen|malloc|qsort|dlsym [ms]\n");
+		fprintf(stderr, "usage: libcall memcpy|strlen|malloc|qsort|dlsym|write [ms]\n");
 		return 2;
 	}
 	NOTAIL(r);

@@ -263,6 +263,8 @@ else
 	LC_STRLEN=__strlen_avx2
 	LC_FREE=cfree@GLIBC_2.2.5
 fi
+# write(): perf names the code after the local alias of libc6-dbg's symbols
+LC_WRITE=__GI___libc_write
 LC_QSORT=msort_with_tmp.part.0,__GI___qsort_r
 # dlsym (libc) runs the lookup under _dlerror_run/_dl_catch_error, and
 # do_sym calls ld.so's _dl_lookup_symbol_x through GLRO.
@@ -441,6 +443,13 @@ all_tests() {
 	t eh eh-ldso-dlsym "do_lookup_x,$LC_DLSYM,lc_dlsym,main,$LIBC_MAIN_FULL;!_dl_start|_dl_start_user" \
 		"$T/libcall" dlsym $((MS * 2))
 
+	# Other consumers of user stacks: a sample taken in system call
+	# context (the write system call's tracepoint, as perf trace and
+	# -e syscalls:... -g record them).  The chain starts at the task's
+	# user registers, in libc's write, and goes on through the program.
+	t eh consumer-syscall-write "$LC_WRITE,wr_deep,wr_mid,lc_write,main,$LIBC_MAIN_FULL" \
+		@syscalls:sys_enter_write "$T/libcall" write $((MS / 6))
+
 	# C++ (cxx.cc): std::sort is instantiated in the program (its
 	# frames have .sframe); std::ostream::write and the thread start
 	# routine are libstdc++'s own code.
@@ -516,20 +525,35 @@ probe_perf() {
 	fi
 }
 
-# check EXPECT PROG ARGS...: record and check; returns 0 pass, 1 wrong
-# chain, 2 too few samples, 3 no samples, 4 perf or program failed.
+# check EXPECT [@EVENT] PROG ARGS...: record and check; returns 0 pass,
+# 1 wrong chain, 2 too few samples, 3 no samples, 4 perf or program
+# failed.  Samples of cpu-clock:u, or every hit of EVENT (a tracepoint:
+# samples in the kernel, with the user chain from the task's user
+# registers).
 # Diagnostics in $LOG.
 check() {
 	_exp=$1
 	shift
+	_ev=cpu-clock:u
+	_per=$FREQ
+	case $1 in
+	@*)
+		# every event (perf 6.1 samples each tracepoint hit; -c is
+		# not applied to them)
+		_ev=${1#@}
+		_per=
+		shift
+		;;
+	esac
 	rm -f "$DATA" "$TXT"
 	: >"$LOG"
 	if [ -z "$FREQ" ]; then
 		echo "perf record unusable" >"$LOG"
 		return 4
 	fi
-	echo "perf record -e cpu-clock:u $FREQ $CALLGRAPH -- $*" >>"$LOG"
-	$PERF record -q -B -e cpu-clock:u $FREQ $CALLGRAPH -o "$DATA" -- "$@" \
+	echo "perf record -e $_ev $_per $CALLGRAPH -- $*" >>"$LOG"
+	# shellcheck disable=SC2086 # $_per and $CALLGRAPH are options
+	$PERF record -q -B -e "$_ev" $_per $CALLGRAPH -o "$DATA" -- "$@" \
 		>>"$LOG" 2>&1
 	_rc=$?
 	if [ $_rc -ne 0 ]; then
@@ -552,6 +576,9 @@ V3_PASS=0
 V3_FAIL=0
 V2_PASS=0
 V2_FAIL=0
+CONSUMERS=
+CONS_PASS=0
+CONS_FAIL=0
 
 ok() {
 	NR=$((NR + 1))
@@ -600,6 +627,11 @@ t_run() {
 	case $_kind in
 	v3) if [ $_res -eq 0 ]; then V3_PASS=$((V3_PASS + 1)); else V3_FAIL=$((V3_FAIL + 1)); fi ;;
 	v2) if [ $_res -eq 0 ]; then V2_PASS=$((V2_PASS + 1)); else V2_FAIL=$((V2_FAIL + 1)); fi ;;
+	esac
+	case $_name in
+	consumer-*)
+		CONSUMERS=1
+		if [ $_res -eq 0 ]; then CONS_PASS=$((CONS_PASS + 1)); else CONS_FAIL=$((CONS_FAIL + 1)); fi ;;
 	esac
 	if [ $_res -eq 0 ]; then
 		grep '^# ' "$LOG" | grep -v '^# [0-9]* samples in all'
@@ -774,6 +806,9 @@ if has_kind v3; then
 fi
 if has_kind v2; then
 	echo "# sframe-v2 $ARCH: $V2_PASS passed, $V2_FAIL failed"
+fi
+if [ -n "$CONSUMERS" ]; then
+	echo "# consumers $ARCH: $CONS_PASS passed, $CONS_FAIL failed"
 fi
 echo "# $PASS passed, $FAIL failed"
 [ $FAIL -eq 0 ]
