@@ -60,7 +60,7 @@ in_dmesg { next }
 	# the summary of make stress (stress.sh)
 	if (in_tests && toplevel && line ~ /^# stress [a-z0-9_]+: [0-9]+ seconds, [0-9]+ samples, splats [0-9]+, leaks [0-9]+$/)
 		print substr(line, 3)
-	# the summary of the SFrame v3 tests (run-tests.sh)
+	# the summaries of the SFrame v3/v2 and the consumers tests (run-tests.sh)
 	if (in_tests && toplevel && line ~ /^# (sframe-v[23]|consumers) [a-z0-9_]+: [0-9]+ passed, [0-9]+ failed$/)
 		print substr(line, 3)
 	if (in_tests && toplevel && line ~ /^1\.\.[0-9]+/) {

@@ -576,7 +576,6 @@ V3_PASS=0
 V3_FAIL=0
 V2_PASS=0
 V2_FAIL=0
-CONSUMERS=
 CONS_PASS=0
 CONS_FAIL=0
 
@@ -630,7 +629,6 @@ t_run() {
 	esac
 	case $_name in
 	consumer-*)
-		CONSUMERS=1
 		if [ $_res -eq 0 ]; then CONS_PASS=$((CONS_PASS + 1)); else CONS_FAIL=$((CONS_FAIL + 1)); fi ;;
 	esac
 	if [ $_res -eq 0 ]; then
@@ -704,7 +702,7 @@ for _c in $CONTROLS; do
 	has_kind "${_c%%:*}" && COUNT=$((COUNT + 1))
 done
 selected nosframe-complete && [ -x "$T/nosframe.sh" ] && COUNT=$((COUNT + 1))
-selected tables-shared && [ -x "$T/tables.sh" ] && COUNT=$((COUNT + 1))
+selected tables-shared && [ -x "$T/tables.sh" ] && [ -x "$T/big" ] && COUNT=$((COUNT + 1))
 selected tables-1000 && [ -x "$T/big" ] && COUNT=$((COUNT + 1))
 selected tables-off-reads-nothing && [ -x "$T/big" ] && [ -w "$SYSCTL" ] &&
 	COUNT=$((COUNT + 1))
@@ -757,7 +755,7 @@ done
 [ -n "$ORIG" ] && echo "$ORIG" >"$SYSCTL"
 
 # One copy of the unwind tables per file, freed at exit (tables.sh).
-if selected tables-shared && [ -x "$T/tables.sh" ]; then
+if selected tables-shared && [ -x "$T/tables.sh" ] && [ -x "$T/big" ]; then
 	if "$T/tables.sh"; then
 		ok tables-shared
 	else
@@ -768,7 +766,7 @@ fi
 # summary "# tables ARCH: ..." gives the kernel memory of the tables for
 # 1 and for 1,000 processes.
 if selected tables-1000 && [ -x "$T/big" ]; then
-	"$T/tables.sh" -n 999 -r "$T/big" wait >"$TMPDIR/tables-1000.out"
+	"$T/tables.sh" -n 999 "$T/big" wait >"$TMPDIR/tables-1000.out"
 	rc=$?
 	cat "$TMPDIR/tables-1000.out"
 	sed -n 's/^# tables: \(1 process [^;]*\);.*/# tables '"$ARCH"': \1/p' \
@@ -783,7 +781,7 @@ fi
 if selected tables-off-reads-nothing && [ -x "$T/big" ] && [ -w "$SYSCTL" ]; then
 	_l=$(cat "$SYSCTL")
 	echo 0 >"$SYSCTL"
-	if "$T/tables.sh" -0 -r "$T/big" wait; then
+	if "$T/tables.sh" -0 "$T/big" wait; then
 		ok tables-off-reads-nothing
 	else
 		not_ok tables-off-reads-nothing
@@ -807,7 +805,7 @@ fi
 if has_kind v2; then
 	echo "# sframe-v2 $ARCH: $V2_PASS passed, $V2_FAIL failed"
 fi
-if [ -n "$CONSUMERS" ]; then
+if [ $((CONS_PASS + CONS_FAIL)) -gt 0 ]; then
 	echo "# consumers $ARCH: $CONS_PASS passed, $CONS_FAIL failed"
 fi
 echo "# $PASS passed, $FAIL failed"

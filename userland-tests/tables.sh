@@ -12,10 +12,12 @@
 # those of the shell's own short-lived processes (awk, subshells) come
 # and go, and are freed after an RCU grace period.
 #
-#   tables.sh [-n N] [-r] [PROG ARG...]
-#       default: -n 20 shapes-nopie leaf 60000; -r: PROG prints a line
-#       once it runs ("big wait"), rather than running on the CPU
-#   tables.sh -0 PROG ARG...
+#   tables.sh [-n N] [PROG ARG...]
+#       default: -n 20 big wait.  PROG must print a line once main runs
+#       ("big wait"): by then ld.so has mapped every object and the
+#       kernel has built their tables (at the return to user space of the
+#       mmap that mapped each one's code)
+#   tables.sh -0 [PROG ARG...]
 #       with kernel.sframe_unwind=0 (set by the caller), a process of PROG
 #       must not add a file, a byte or a per-mm table: nothing is read
 #
@@ -26,12 +28,10 @@
 # in the guest; exit status 0 when the test passed.
 
 N=20
-READY=
 OFF=
-while getopts "n:r0" o; do
+while getopts "n:0" o; do
 	case $o in
 	n) N=$OPTARG ;;
-	r) READY=1 ;;
 	0) OFF=1 ;;
 	*) exit 2 ;;
 	esac
@@ -42,12 +42,9 @@ STATS=/sys/kernel/debug/sframe_tables
 TMPDIR=${TMPDIR:-/tmp}
 RFILE=$TMPDIR/tables.ready
 if [ $# -eq 0 ]; then
-	set -- "$T/shapes-nopie" leaf 60000
+	set -- "$T/big" wait
 fi
 PROG=$1
-# a dynamically linked PROG maps libc (see running)
-DYNAMIC=
-grep -q 'ld-linux' "$PROG" 2>/dev/null && DYNAMIC=1
 
 if [ ! -r "$STATS" ]; then
 	echo "# tables: no $STATS"
@@ -77,27 +74,7 @@ wait_for() {
 	done
 }
 
-# running PID...: poll until every PID has run in user space and the
-# dynamic linker has mapped libc's code (20 s at most): the tables of a
-# file are registered when its code is mapped, those of the program
-# before its first user instruction, those of libc only once ld.so maps
-# it, which can take longer than the first tick of user time under TCG
-running() {
-	for _p in "$@"; do
-		_i=0
-		while { [ "$(readlink "/proc/$_p/exe")" != "$PROG" ] ||
-			[ "$(awk '{ print $14 }' "/proc/$_p/stat")" = 0 ] ||
-			{ [ -n "$DYNAMIC" ] &&
-			  ! grep -q ' r-xp .*/libc\.so' "/proc/$_p/maps"; }; } &&
-		      [ $_i -lt 200 ]; do
-			sleep 0.1
-			_i=$((_i + 1))
-		done
-	done
-}
-
-# ready N: with -r, poll until N processes have printed their line
-# (60 s at most)
+# ready N: poll until N processes have printed their line (60 s at most)
 ready() {
 	_i=0
 	while [ "$(wc -l <"$RFILE")" -lt "$1" ] && [ $_i -lt 600 ]; do
@@ -107,18 +84,14 @@ ready() {
 }
 
 start() {
-	if [ -n "$READY" ]; then
-		"$@" >>"$RFILE" 2>/dev/null &
-	else
-		"$@" >/dev/null 2>&1 &
-	fi
+	"$@" >>"$RFILE" 2>/dev/null &
 }
 
 : >"$RFILE"
 s0=$(snap)
 start "$@"
 first=$!
-if [ -n "$READY" ]; then ready 1; else running $first; fi
+ready 1
 s1=$(snap)
 
 if [ -n "$OFF" ]; then
@@ -145,8 +118,7 @@ while [ $i -lt "$N" ]; do
 	pids="$pids $!"
 	i=$((i + 1))
 done
-# shellcheck disable=SC2086 # a list of pids
-if [ -n "$READY" ]; then ready $((N + 1)); else running $pids; fi
+ready $((N + 1))
 s2=$(snap)
 # shellcheck disable=SC2086 # a list of pids
 kill $first $pids 2>/dev/null
