@@ -449,6 +449,24 @@ all_tests() {
 	# user registers, in libc's write, and goes on through the program.
 	t eh consumer-syscall-write "$LC_WRITE,wr_deep,wr_mid,lc_write,main,$LIBC_MAIN_FULL" \
 		@syscalls:sys_enter_write "$T/libcall" write $((MS / 6))
+	# eBPF profilers (ustacks.c): a BPF program on cpu-clock samples
+	# takes the user stack with bpf_get_stackid() (a stack map) or
+	# bpf_get_stack().  The sampled leaves have their return address in
+	# the link register on arm64 (leaf_hot, the prologue steps): perf's
+	# tool adds that caller for perf events, for BPF the kernel must.
+	t sframe consumer-bpf-stackid-leaf "$(sframe_chain leaf)" \
+		@bpf-stackid "$T/shapes" leaf $MS
+	t sframe consumer-bpf-stack-prologue "$(sframe_chain prologue)" \
+		@bpf-stack "$T/shapes" prologue $MS
+	t eh consumer-bpf-stackid-libc "$LC_MEMCPY,lc_memcpy,main,$LIBC_MAIN_FULL" \
+		@bpf-stackid "$T/libcall" memcpy $MS
+	# ftrace's options/userstacktrace on the write system call (at most
+	# 8 entries: the whole chain).  arm64 6.1 has no user stack trace
+	# support in ftrace.
+	if [ "$ARCH" = x86_64 ]; then
+		t eh consumer-ftrace-write "$LC_WRITE,wr_deep,wr_mid,lc_write,main,$LIBC_MAIN_FULL" \
+			@ftrace:syscalls/sys_enter_write "$T/libcall" write $((MS / 6))
+	fi
 
 	# C++ (cxx.cc): std::sort is instantiated in the program (its
 	# frames have .sframe); std::ostream::write and the thread start
@@ -529,7 +547,10 @@ probe_perf() {
 # 1 wrong chain, 2 too few samples, 3 no samples, 4 perf or program
 # failed.  Samples of cpu-clock:u, or every hit of EVENT (a tracepoint:
 # samples in the kernel, with the user chain from the task's user
-# registers).
+# registers).  EVENT bpf-stackid, bpf-stack or ftrace:TRACEPOINT: the
+# stacks come from ustacks.c instead of perf (a BPF program on cpu-clock
+# samples of PROG with bpf_get_stackid() or bpf_get_stack(), or ftrace's
+# userstacktrace on every hit of TRACEPOINT).
 # Diagnostics in $LOG.
 check() {
 	_exp=$1
@@ -537,6 +558,23 @@ check() {
 	_ev=cpu-clock:u
 	_per=$FREQ
 	case $1 in
+	@bpf-stackid|@bpf-stack|@ftrace:*)
+		rm -f "$TXT"
+		_m=${1#@}
+		shift
+		case $_m in
+		bpf-*) set -- -m "${_m#bpf-}" -F 1000 "$@" ;;
+		ftrace:*) set -- -m ftrace -e "${_m#ftrace:}" "$@" ;;
+		esac
+		echo "ustacks $*" >"$LOG"
+		if ! "$T/ustacks" "$@" >"$TXT" 2>>"$LOG"; then
+			echo "ustacks or the program failed" >>"$LOG"
+			return 4
+		fi
+		awk -v expect="$_exp" -v min="$MIN" -v prefix="$SFT_PREFIX" \
+			-f "$T/chaincheck.awk" "$TXT" >>"$LOG"
+		return
+		;;
 	@*)
 		# every event (perf 6.1 samples each tracepoint hit; -c is
 		# not applied to them)
