@@ -17,6 +17,9 @@
 #       ("big wait"): by then ld.so has mapped every object and the
 #       kernel has built their tables (at the return to user space of the
 #       mmap that mapped each one's code)
+#   tables.sh -r MAX ...
+#       and the N+1 processes must use at most MAX times the kernel
+#       memory of one (both kinds of tables)
 #   tables.sh -0 [PROG ARG...]
 #       with kernel.sframe_unwind=0 (set by the caller), a process of PROG
 #       must not add a file, a byte or a per-mm table: nothing is read
@@ -29,9 +32,11 @@
 
 N=20
 OFF=
-while getopts "n:0" o; do
+MAXRATIO=
+while getopts "n:r:0" o; do
 	case $o in
 	n) N=$OPTARG ;;
+	r) MAXRATIO=$OPTARG ;;
 	0) OFF=1 ;;
 	*) exit 2 ;;
 	esac
@@ -147,10 +152,15 @@ y=$((b2 - b0 + p2 - p0))
 echo "# tables: 1 process $x bytes, $((N + 1)) processes $y bytes" \
 	"(ratio $(awk -v x=$x -v y=$y 'BEGIN { printf "%.3f", x ? y / x : 0 }'));" \
 	"per process $(((p2 - p1) / (N ? N : 1))) bytes of per-mm table"
-if [ "$f1" -gt "$f0" ] && [ "$b1" -gt "$b0" ] &&
-   [ "$f2" = "$f1" ] && [ "$b2" = "$b1" ] &&
-   [ "$(echo "$s3" | cut -d' ' -f1-2)" = "$f0 $b0" ]; then
-	exit 0
+if ! { [ "$f1" -gt "$f0" ] && [ "$b1" -gt "$b0" ] &&
+       [ "$f2" = "$f1" ] && [ "$b2" = "$b1" ] &&
+       [ "$(echo "$s3" | cut -d' ' -f1-2)" = "$f0 $b0" ]; }; then
+	echo "# tables: expected one copy per file, none left after exit"
+	exit 1
 fi
-echo "# tables: expected one copy per file, none left after exit"
-exit 1
+if [ -n "$MAXRATIO" ] &&
+   ! awk -v x=$x -v y=$y -v m="$MAXRATIO" 'BEGIN { exit !(x && y <= m * x) }'; then
+	echo "# tables: $((N + 1)) processes use more than $MAXRATIO times the memory of one"
+	exit 1
+fi
+exit 0
