@@ -17,6 +17,8 @@
 #   make stress    ARCH=x86_64     debug kernel (KASAN, KMEMLEAK, lockdep),
 #                                  churn + perf -a -g (STRESS_SECONDS=600,
 #                                  STRESS_FREQ=1000)
+#   make debian-kernel ARCH=...    the whole image with Debian's config and
+#                                  the series (about an hour; MODULES=1)
 # ARCH is x86_64 (default) or arm64. Variables: TESTARGS="..." (passed to
 # /tests/run-tests.sh in the guest), QEMU_TIMEOUT=seconds, QEMU_APPEND=...,
 # SERIES=file (another series file, e.g. /dev/null for a stock kernel).
@@ -32,10 +34,10 @@ MAKEFLAGS += --no-print-directory
 .NOTPARALLEL:
 .PHONY: help deps check-deps src config kernel initramfs qemu-test qemu-run \
 	qemu-shell parse check clean demo bench glibc-sframe check-glibc-sframe \
-	sid-root stress series-check
+	sid-root stress series-check debian-kernel
 
 help:
-	@sed -n '2,22s/^# \{0,1\}//p' $(TOP)/Makefile
+	@sed -n '2,24s/^# \{0,1\}//p' $(TOP)/Makefile
 
 deps:
 	$(S)/deps.sh
@@ -105,6 +107,13 @@ stress:
 
 glibc-sframe:
 	$(S)/build-glibc-sframe.sh $(ARCH)
+
+# bzImage/Image with Debian's own 6.1 configuration and the series' options
+# (not part of make check: about an hour per arch from a cold ccache;
+# MODULES=1 builds the modules too)
+export MODULES BOOT
+debian-kernel:
+	$(S)/build-debian-kernel.sh $(ARCH)
 
 # the chain tests with Debian's libc and with the SFrame-built one, at
 # sframe_unwind=2 and 1 (four boots; LOCK=file serialises the guest part)

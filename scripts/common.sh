@@ -43,12 +43,15 @@ set_arch() {
 	ARCHBUILD=$BUILD/$ARCH
 	# KFLAVOR=bench: a kernel without the debug and KUnit options (for
 	# make bench), KFLAVOR=stress: with KASAN, KMEMLEAK and the lock and
-	# RCU checkers (make stress); each in an object directory of its own
+	# RCU checkers (make stress), KFLAVOR=debian: Debian's own
+	# configuration (make debian-kernel); each in an object directory of
+	# its own
 	case ${KFLAVOR:-test} in
 	test)	OBJDIR=$ARCHBUILD/kernel ;;
 	bench)	OBJDIR=$ARCHBUILD/kernel-bench ;;
 	stress)	OBJDIR=$ARCHBUILD/kernel-stress ;;
-	*)	die "unknown KFLAVOR '$KFLAVOR' (test, bench or stress)" ;;
+	debian)	OBJDIR=$ARCHBUILD/kernel-debian ;;
+	*)	die "unknown KFLAVOR '$KFLAVOR' (test, bench, stress or debian)" ;;
 	esac
 	KIMAGE=$OBJDIR/$KIMAGE_REL
 	# STRESS=1: the stress initramfs (make stress), next to the test one

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Generate build/<arch>/kernel/.config: tinyconfig + the fragments in
-# kconfig-fragments/ (base, base-<arch>, debug, kunit, sframe, consumers; with
+# kconfig-fragments/ (base, base-<arch>, debug (+ debug-<arch> if there is
+# one), kunit, sframe, consumers; with
 # KFLAVOR=bench: base, base-<arch>, sframe, nokunit; with KFLAVOR=stress:
 # base, base-<arch>, debug, sframe, nokunit, stress), then verify
 # that every requested option that exists in the tree got its value.
@@ -24,7 +25,16 @@ stress)
 	FRAGS=("$FRAGDIR/base.config" "$FRAGDIR/base-$ARCH.config"
 	       "$FRAGDIR/debug.config" "$FRAGDIR/sframe.config"
 	       "$FRAGDIR/nokunit.config" "$FRAGDIR/stress.config") ;;
+debian)
+	die "Debian's configuration is made by scripts/build-debian-kernel.sh" ;;
 esac
+# debug-<arch>.config goes with debug.config, where there is one
+for f in "${FRAGS[@]}"; do
+	if [ "$f" = "$FRAGDIR/debug.config" ] && [ -f "$FRAGDIR/debug-$ARCH.config" ]; then
+		FRAGS+=("$FRAGDIR/debug-$ARCH.config")
+		break
+	fi
+done
 for f in "${FRAGS[@]}"; do [ -f "$f" ] || die "missing fragment $f"; done
 [ -d "$SRCDIR" ] || die "no source tree; run scripts/prepare-src.sh"
 

@@ -12,12 +12,17 @@
  *	ms/2 with the object loaded by dlopen(); then dlclose(), its old
  *	address range is blocked, and it is loaded again (elsewhere) for
  *	another ms/2.  Both rounds must unwind the same way.
+ *   dso wait-dlopen PREFIX [ms]
+ *	creates PREFIX.ready, waits until PREFIX.go exists, then runs like
+ *	`dso dlopen` (inject.sh: the first executable mapping after the
+ *	program started, to see what became of the tables made at start).
  *
  * libsfchain.so is found through the $ORIGIN run path, libsfdl.so next to
  * /proc/self/exe.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,19 +169,46 @@ noipa int do_dlopen(long ms)
 	return 0;
 }
 
+/* Say that the program has started, and wait for the word to go on. */
+static int wait_go(const char *prefix)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s.ready", prefix);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	close(fd);
+	snprintf(path, sizeof(path), "%s.go", prefix);
+	while (access(path, F_OK))
+		usleep(10000);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	const char *mode = argc >= 2 ? argv[1] : "";
 	long ms = parse_ms(argc > 2 ? argv[2] : NULL, DEFAULT_MS);
 	int r;
 
-	if (argc >= 2 && !strcmp(argv[1], "lib"))
+	if (argc >= 3 && !strcmp(mode, "wait-dlopen")) {
+		if (wait_go(argv[2]))
+			return 1;
+		ms = parse_ms(argc > 3 ? argv[3] : NULL, DEFAULT_MS);
+		mode = "dlopen";
+	}
+
+	if (!strcmp(mode, "lib"))
 		r = do_lib(ms);
-	else if (argc >= 2 && !strcmp(argv[1], "callback"))
+	else if (!strcmp(mode, "callback"))
 		r = do_callback(ms);
-	else if (argc >= 2 && !strcmp(argv[1], "dlopen"))
+	else if (!strcmp(mode, "dlopen"))
 		r = do_dlopen(ms);
 	else {
-		fprintf(stderr, "usage: dso lib|callback|dlopen [ms]\n");
+		fprintf(stderr, "usage: dso lib|callback|dlopen [ms] | wait-dlopen PREFIX [ms]\n");
 		r = 2;
 	}
 	NOTAIL(r);

@@ -357,6 +357,22 @@ dso_tests() {
 all_tests() {
 	chain_tests sframe "" "$T"
 
+	# Errors that may not last while the tables of a file are made
+	# (inject.sh, fail_function on the kernel's reads of object files):
+	# tables left incomplete by EIO are made again at the next update of
+	# the mm's table; nothing made while reads fail with ERESTARTSYS is
+	# cached for the next process.  Only on a kernel with the series and
+	# CONFIG_FAIL_FUNCTION, and on x86_64 (kconfig-fragments/
+	# debug-x86_64.config says why).
+	if [ "$ARCH" = x86_64 ] && [ -z "${SFT_SYSCTL:-}" ] &&
+	   [ -e /proc/sys/kernel/sframe_unwind ] &&
+	   [ -d /sys/kernel/debug/fail_function ]; then
+		t sframe inject-eio-retry "dl_hot,dl_mid,dl_entry,do_dlopen,main,$LIBC_MAIN" \
+			"$T/inject.sh" retry "$T" $MS
+		t sframe inject-erestartsys-nocache "dl_hot,dl_mid,dl_entry,do_dlopen,main,$LIBC_MAIN" \
+			"$T/inject.sh" nocache "$T" $MS
+	fi
+
 	# SFrame v3 (binutils 2.46 and later): the same programs built by a
 	# current binutils, processes that mix v1 and v3 objects, and
 	# functions that realign their stack (x86-64: flexible FDEs).  At
