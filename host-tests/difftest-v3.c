@@ -53,7 +53,7 @@
 #endif
 
 /*
- * The v3 fields of struct sframe_row (patch 0012).  Without them (an older
+ * The v3 fields of struct sframe_row (patch 0003).  Without them (an older
  * series) the program still builds; the reader then refuses v3 anyway.
  */
 #ifdef SFV3_HAVE_ROW_V3
