@@ -243,6 +243,22 @@ CORRUPT="magic version unsorted nfdes fdeoff frelen trunc-hdr trunc-fre fde-freo
 # would report the leaf alone instead.
 CORRUPT_SHAPE=alloca
 
+# cpu_has FEATURE: /proc/cpuinfo lists FEATURE (arm64 "Features" line):
+# the pointer authentication tests mean nothing if the CPU lacks it
+# (the instructions are then NOPs and nothing is ever signed), and
+# glibc's ifunc choices below depend on it.
+CPUINFO=${SFT_CPUINFO:-/proc/cpuinfo}
+cpu_has() {
+	echo "grep Features $CPUINFO for $1" >>"$LOG"
+	_f=$(grep -m1 '^Features' "$CPUINFO" 2>/dev/null)
+	echo "# $_f" >>"$LOG"
+	case " ${_f#*:} " in
+	*" $1 "*) return 0 ;;
+	esac
+	echo "# the CPU does not report $1" >>"$LOG"
+	return 1
+}
+
 # Frames in Debian's libc and ld.so (libcall.c), named through libc6-dbg's
 # debug files.  perf picks one name among aliases (util/symbol.c
 # choose_best_symbol(): global, then fewer leading underscores, then the
@@ -250,13 +266,14 @@ CORRUPT_SHAPE=alloca
 # (the same code), free is cfree@GLIBC_<oldest>, __qsort_r __GI___qsort_r.
 # The ifunc variants are those the guest selects: x86-64, QEMU's TCG
 # "max" CPU has AVX2 but no AVX-512 (qemu-x86_64 -cpu max picks the same
-# on the host); arm64, the guest kernel has neither CONFIG_ARM64_SVE nor
-# MTE, so __memcpy_generic (not __memcpy_sve) and __strlen_asimd (not
-# __strlen_generic, glibc's choice when MTE is on).  qsort() itself
-# tail-calls __qsort_r.
+# on the host); arm64, glibc picks __memcpy_sve when the kernel offers SVE
+# (Debian's configuration has CONFIG_ARM64_SVE, the test kernel's does
+# not), __memcpy_generic otherwise, and __strlen_generic when MTE is on,
+# __strlen_asimd otherwise: read from the "Features" line of
+# /proc/cpuinfo.  qsort() itself tail-calls __qsort_r.
 if [ "$ARCH" = arm64 ]; then
-	LC_MEMCPY=__memcpy_generic
-	LC_STRLEN=__strlen_asimd
+	if cpu_has sve; then LC_MEMCPY=__memcpy_sve; else LC_MEMCPY=__memcpy_generic; fi
+	if cpu_has mte; then LC_STRLEN=__strlen_generic; else LC_STRLEN=__strlen_asimd; fi
 	LC_FREE=cfree@GLIBC_2.17
 else
 	LC_MEMCPY=__memmove_avx_unaligned_erms
@@ -525,21 +542,6 @@ selected() {
 
 # ---------------------------------------------------------------------
 # Running one test.
-
-# cpu_has FEATURE: /proc/cpuinfo lists FEATURE (arm64 "Features" line):
-# the pointer authentication tests mean nothing if the CPU lacks it
-# (the instructions are then NOPs and nothing is ever signed).
-CPUINFO=${SFT_CPUINFO:-/proc/cpuinfo}
-cpu_has() {
-	echo "grep Features $CPUINFO for $1" >>"$LOG"
-	_f=$(grep -m1 '^Features' "$CPUINFO" 2>/dev/null)
-	echo "# $_f" >>"$LOG"
-	case " ${_f#*:} " in
-	*" $1 "*) return 0 ;;
-	esac
-	echo "# the CPU does not report $1" >>"$LOG"
-	return 1
-}
 
 # Print a file as TAP diagnostics.
 diag_file() {
