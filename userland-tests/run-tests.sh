@@ -466,7 +466,7 @@ all_tests() {
 		"$T/libcall" strlen $MS
 	# malloc and ld.so's do_lookup_x get a small share of the samples
 	# of their loops (a CI run under TCG gave malloc 47 of 875 samples
-	# in 1.2 s, under the 50 needed): they run four times as long.
+	# in 1.2 s, under the 50 needed): they run 4 * MS, not MS.
 	t eh eh-libc-malloc "malloc,lc_malloc,main,$LIBC_MAIN_FULL;_int_free,$LC_FREE,lc_malloc,main,$LIBC_MAIN_FULL" \
 		"$T/libcall" malloc $((MS * 4))
 	t eh eh-libc-qsort "qs_hot,qs_cmp,$LC_QSORT,lc_qsort,main,$LIBC_MAIN_FULL" \
