@@ -4,11 +4,15 @@
 #   make initramfs ARCH=x86_64     busybox, perf, userland tests, /init
 #   make qemu-test ARCH=x86_64     boot under QEMU TCG, parse the results
 #   make check                     all of the above for CHECK_ARCHES
-#                                  (default: x86_64 arm64)
+#                                  (default: x86_64 arm64), in the slice
+#                                  CI runs (scripts/check.sh says which)
+#   make check-full                the same with every test and control,
+#                                  every prefix of the series, 600-s
+#                                  stress runs on both arches
 #   make series-check              apply, checkpatch, build every prefix
 #                                  (both arches, option on/off, W=1),
 #                                  sparse, kernel-doc, Debian's config
-#                                  (SERIES_CHECK=full; make check: ci)
+#                                  (SERIES_CHECK=full; make check: quick)
 #   make qemu-shell ARCH=...       interactive shell in the guest
 #   make bench     ARCH=x86_64     unwinding cost per sample in the guest
 #   make glibc-sframe ARCH=...     Debian's glibc built with SFrame (cached)
@@ -34,10 +38,10 @@ MAKEFLAGS += --no-print-directory
 .NOTPARALLEL:
 .PHONY: help deps check-deps src config kernel initramfs qemu-test qemu-run \
 	qemu-shell parse check clean demo bench glibc-sframe check-glibc-sframe \
-	sid-root stress series-check debian-kernel
+	sid-root stress series-check debian-kernel check-full
 
 help:
-	@sed -n '2,24s/^# \{0,1\}//p' $(TOP)/Makefile
+	@sed -n '2,27s/^# \{0,1\}//p' $(TOP)/Makefile
 
 deps:
 	$(S)/deps.sh
@@ -75,6 +79,9 @@ qemu-shell:
 # the last line adds up every part's "N passed, N failed"
 check:
 	$(S)/check.sh $(CHECK_ARCHES)
+
+check-full:
+	CHECK_MODE=full $(S)/check.sh $(CHECK_ARCHES)
 
 export SERIES_CHECK
 series-check:
