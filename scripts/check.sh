@@ -33,7 +33,7 @@ ci)	series_mode=quick testargs=-s stress_secs=30 stress_arches=(x86_64) ;;
 full)	series_mode=full testargs= stress_secs=600 stress_arches=(x86_64 arm64) ;;
 *)	die "CHECK_MODE is ci or full, not '$MODE'" ;;
 esac
-export TESTARGS=${TESTARGS-$testargs}
+export TESTARGS=${TESTARGS:-$testargs}
 stress_secs=${CHECK_STRESS_SECONDS:-$stress_secs}
 
 passed=0 failed=0 skipped=0
