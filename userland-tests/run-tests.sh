@@ -268,6 +268,18 @@ cpu_has() {
 	return 1
 }
 
+# devzero_reads_nothing: mapexec.c maps /dev/zero executable at
+# sframe_unwind=2; the kernel must not have tried to read it.
+devzero_reads_nothing() {
+	set_level 2
+	"$T/mapexec" /dev/zero >>"$LOG" 2>&1 || return 4
+	if dmesg | grep 'kernel read not supported' >>"$LOG"; then
+		echo "# the kernel tried to read /dev/zero" >>"$LOG"
+		return 1
+	fi
+	return 0
+}
+
 # Frames in Debian's libc and ld.so (libcall.c), named through libc6-dbg's
 # debug files.  perf picks one name among aliases (util/symbol.c
 # choose_best_symbol(): global, then fewer leading underscores, then the
@@ -447,6 +459,10 @@ all_tests() {
 	if [ "$ARCH" = arm64 ]; then
 		t cpu arm64-cpu-paca "Features: paca" cpu_has paca
 	fi
+	# A private executable mapping of /dev/zero: a file, but no object
+	# to read (the kernel used to read it, and /dev/zero's read cannot
+	# serve kernel_read(): "kernel read not supported" in the log).
+	t cpu devzero-exec-reads-nothing "" devzero_reads_nothing
 
 	# A garbage return address on the stack (garbage.c): a kernel
 	# address ends the walk before it, an unmapped user address is
