@@ -87,6 +87,9 @@ objects() {
 		arch/x86/*) [ "$a" = x86_64 ] || continue ;;
 		arch/arm64/*) [ "$a" = arm64 ] || continue ;;
 		arch/*) continue ;;
+		# built only with tracing (ftrace's userstacktrace option)
+		kernel/trace/*)
+			grep -q '^CONFIG_TRACING=y' "$cfgfile" || continue ;;
 		esac
 		echo "${f%.c}.o"
 	done

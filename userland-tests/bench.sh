@@ -33,6 +33,8 @@ ROUNDS=${2:-5}
 PERIOD=${PERIOD:-100000}
 SYSCTL=${SFT_SYSCTL:-/proc/sys/kernel/sframe_unwind}
 OUT=$TMPDIR/bench.out
+ARCH=$(cat "$T/ARCH" 2>/dev/null || uname -m)
+[ "$ARCH" = aarch64 ] && ARCH=arm64
 MODES="base base-fp fp sframe off dwarf"
 
 die() {
@@ -161,11 +163,31 @@ rm -f "$OUT" "$TMPDIR"/bench.*
 # tables built (kernel.sframe_unwind as it was at boot) against 0 (nothing
 # read); first: each load is of a fresh copy of the file (its tables are
 # read and built then), warm: another process maps the file.
+# Twice: while nothing wants user stacks (the kernel then reads nothing:
+# the "ondemand" line gives those ratios), and under wantstacks, while a
+# perf event wants callchains (tables are made at each mapping).
 if [ -x "$T/loadbench" ] && [ -x "$T/big" ]; then
 	echo "$LEVEL0" >"$SYSCTL"
-	echo "# exec and dlopen, kernel.sframe_unwind=$LEVEL0 vs 0, $LROUNDS rounds of 10 each"
-	for w in "" -w; do
-		"$T/loadbench" $w exec "$LROUNDS" "$T/big" exit || die "loadbench"
-		"$T/loadbench" $w dlopen "$LROUNDS" "$T/lib10k.so" || die "loadbench"
+	for c in "" "$T/wantstacks"; do
+		if [ -z "$c" ]; then
+			echo "# exec and dlopen, kernel.sframe_unwind=$LEVEL0 vs 0, nothing wants user stacks, $LROUNDS rounds of 10 each"
+		else
+			echo "# exec and dlopen, kernel.sframe_unwind=$LEVEL0 vs 0, a perf event wants callchains, $LROUNDS rounds of 10 each"
+		fi
+		for w in "" -w; do
+			$c "$T/loadbench" $w exec "$LROUNDS" "$T/big" exit ||
+				die "loadbench"
+			$c "$T/loadbench" $w dlopen "$LROUNDS" "$T/lib10k.so" ||
+				die "loadbench"
+		done | tee "$TMPDIR/bench.load"
+		if [ -z "$c" ]; then
+			awk -v arch="$ARCH" '
+				/ratio/ { r[$1 " " $3] = $NF }
+				END { printf "# ondemand %s: exec-first %s, dlopen-first %s, exec-warm %s\n",
+					arch, r["exec first:"], r["dlopen first:"], r["exec warm:"] }' \
+				"$TMPDIR/bench.load" >"$TMPDIR/bench.ondemand"
+		fi
 	done
+	cat "$TMPDIR/bench.ondemand"
+	rm -f "$TMPDIR/bench.load" "$TMPDIR/bench.ondemand"
 fi

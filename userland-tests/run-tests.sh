@@ -280,6 +280,96 @@ devzero_reads_nothing() {
 	return 0
 }
 
+# tables_stat FIELD: a field of the kernel's account of its unwind tables
+# (/sys/kernel/debug/sframe_tables), empty if there is none
+TABLES=/sys/kernel/debug/sframe_tables
+tables_stat() {
+	awk -v f="$1" '$1 == f { print $2 }' "$TABLES" 2>/dev/null
+}
+
+# ondemand_idle: while nothing wants user stacks (no perf event with
+# callchains, no BPF stack user, no ftrace userstacktrace), a program
+# that execs and dlopen()s makes the kernel read no file and keep no
+# table: while it runs the account has no more files than before, and
+# no file was read.
+ondemand_idle() {
+	set_level 2
+	[ -r "$TABLES" ] || { echo "# no $TABLES" >>"$LOG"; return 4; }
+	if [ "$(tables_stat wanted)" = 1 ]; then
+		echo "# something wants user stacks already:" >>"$LOG"
+		cat "$TABLES" >>"$LOG"
+		return 4
+	fi
+	_f0=$(tables_stat files) _b0=$(tables_stat builds)
+	"$T/dso" dlopen 2000 >/dev/null &
+	_pid=$!
+	sleep 1
+	_f1=$(tables_stat files)
+	kill "$_pid" 2>/dev/null
+	wait "$_pid" 2>/dev/null
+	_b1=$(tables_stat builds)
+	echo "# before: files $_f0, builds ${_b0:-none}; while dso ran (exec, dlopen): files $_f1; after: builds ${_b1:-none}" >>"$LOG"
+	[ "$_f1" = "$_f0" ] && [ "$_b1" = "$_b0" ] && return 0
+	echo "# the kernel read files or kept tables while nothing wanted user stacks" >>"$LOG"
+	return 1
+}
+
+# ondemand_attach: a process started while nothing wanted user stacks,
+# at kernel.sframe_unwind=1, gets complete chains through its own code
+# and libc (tables from .eh_frame) once perf record -p attaches to it
+# at 2: the first samples ask for its tables, which are made on its way
+# back to user space; the samples of the first 10% of the recording are
+# not checked.
+ondemand_attach() {
+	set_level 1
+	"$T/shapes" leaf 5000 >/dev/null &
+	_pid=$!
+	sleep 1
+	set_level 2
+	rm -f "$DATA" "$TXT"
+	echo "perf record -e cpu-clock:u $FREQ -g -p $_pid -- sleep 1" >>"$LOG"
+	# shellcheck disable=SC2086 # $FREQ is options
+	$PERF record -q -e cpu-clock:u $FREQ -g -p "$_pid" -o "$DATA" \
+		-- sleep 1 >>"$LOG" 2>&1
+	_rc=$?
+	kill "$_pid" 2>/dev/null
+	wait "$_pid" 2>/dev/null
+	[ $_rc -eq 0 ] || { echo "perf record failed: $_rc" >>"$LOG"; return 4; }
+	$PERF script -i "$DATA" --time 10%-100% -F comm,tid,ip,sym,dso \
+		--no-inline --no-demangle >"$TXT" 2>>"$LOG" || return 4
+	awk -v expect="$(sframe_chain leaf "$LIBC_MAIN_FULL")" -v min="$MIN" \
+		-v prefix=0 -f "$T/chaincheck.awk" "$TXT" >>"$LOG"
+}
+
+# drop_idle_tables: what memory pressure does to the cache of tables:
+# drop_caches 2 runs the shrinkers (4 first: no kernel log line for it)
+drop_idle_tables() {
+	echo 4 >/proc/sys/vm/drop_caches && echo 2 >/proc/sys/vm/drop_caches
+}
+
+# cache_keeps: the tables of a program's files stay cached, idle, after
+# it exits (while a perf event wants callchains, wantstacks): running it
+# again reads no file; memory pressure gives them back.
+CACHE_KB=/proc/sys/kernel/sframe_cache_kb
+cache_keeps() {
+	set_level 2
+	[ -w "$CACHE_KB" ] || { echo "# no $CACHE_KB" >>"$LOG"; return 1; }
+	drop_idle_tables
+	_b0=$(tables_stat builds)
+	"$T/wantstacks" "$T/big" exit >/dev/null || return 4
+	_b1=$(tables_stat builds) _i1=$(tables_stat idle_files)
+	"$T/wantstacks" "$T/big" exit >/dev/null || return 4
+	_b2=$(tables_stat builds) _h2=$(tables_stat hits)
+	drop_idle_tables
+	_i3=$(tables_stat idle_files) _e3=$(tables_stat evictions)
+	echo "# builds: before $_b0, after a run of big $_b1, after another $_b2; idle files after the first run $_i1, after drop_caches $_i3 (hits $_h2, evictions $_e3)" >>"$LOG"
+	# big, libc.so.6 and ld.so: three files with tables
+	[ "$_b1" -ge $((_b0 + 3)) ] && [ "$_i1" -ge 3 ] &&
+		[ "$_b2" = "$_b1" ] && [ "$_i3" = 0 ] && return 0
+	echo "# expected three files built once, kept idle, then given back" >>"$LOG"
+	return 1
+}
+
 # Frames in Debian's libc and ld.so (libcall.c), named through libc6-dbg's
 # debug files.  perf picks one name among aliases (util/symbol.c
 # choose_best_symbol(): global, then fewer leading underscores, then the
@@ -463,6 +553,19 @@ all_tests() {
 	# to read (the kernel used to read it, and /dev/zero's read cannot
 	# serve kernel_read(): "kernel read not supported" in the log).
 	t cpu devzero-exec-reads-nothing "" devzero_reads_nothing
+	# Tables only while something wants user stacks (ondemand_idle,
+	# ondemand_attach).
+	t cpu ondemand-idle-reads-nothing "" ondemand_idle
+	t cpu ondemand-attach-late "$(sframe_chain leaf "$LIBC_MAIN_FULL")" \
+		ondemand_attach
+	t cpu cache-keeps-tables "" cache_keeps
+	# A program rewritten in place within the clock tick in which its
+	# tables were made keeps its inode change time (rewrite.c): the
+	# kernel must not unwind the new program (libcall) with the tables
+	# of the old one (shapes), which a mapping still holds.
+	t eh cache-key-same-tick "$LC_MEMCPY,lc_memcpy,main,$LIBC_MAIN_FULL" \
+		"$T/rewrite" "$T/shapes" "$T/libcall" "$TMPDIR/sft-rewritten" \
+		memcpy $MS
 
 	# A garbage return address on the stack (garbage.c): a kernel
 	# address ends the walk before it, an unmapped user address is

@@ -24,6 +24,9 @@
 #       with kernel.sframe_unwind=0 (set by the caller), a process of PROG
 #       must not add a file, a byte or a per-mm table: nothing is read
 #
+# Each process runs under wantstacks, which holds a perf event that wants
+# callchains: without one the kernel makes no table at all.
+#
 # Prints diagnostics, and
 #   # tables: 1 process X bytes, N+1 processes Y bytes (ratio Y/X)
 # X and Y counting both kinds of tables, above the account before, and the
@@ -88,9 +91,20 @@ ready() {
 	done
 }
 
+# start PROG ARG...: one process, run while a perf event wants user
+# stacks (wantstacks): the kernel makes tables only then
 start() {
-	"$@" >>"$RFILE" 2>/dev/null &
+	"$T/wantstacks" "$@" >>"$RFILE" 2>/dev/null &
 }
+
+# Tables that no process maps are kept in a cache (kernel.sframe_cache_kb
+# of them): off here, so that they are freed when the processes exit.
+CACHE_KB=/proc/sys/kernel/sframe_cache_kb
+if [ -w "$CACHE_KB" ]; then
+	cache0=$(cat "$CACHE_KB")
+	echo 0 >"$CACHE_KB"
+	trap 'echo "$cache0" >"$CACHE_KB"' EXIT
+fi
 
 : >"$RFILE"
 s0=$(snap)
