@@ -23,7 +23,7 @@
  *     seen; dropped <= seen; FREs written <= rows);
  *   - the output is an SFrame v2 section that sframe_section_init()
  *     accepts, with the header the spec gives, FDEs sorted,
- *     non-overlapping, non-empty, of at most 1024 FREs whose start
+ *     non-overlapping, non-empty, of at most 64 FREs whose start
  *     addresses increase from 0 inside the function;
  *   - sframe_find_row() finds a row at the start, middle and last byte of
  *     every FDE and never returns anything but 0 or -ENOENT; outermost
@@ -155,7 +155,7 @@ static void check_layout(const uint8_t *o, long size, uint8_t abi,
 		if (start + fsize - 1 > INT32_MAX)
 			FAIL("FDE %u: ends beyond s32\n", i);
 		prev_end = start + fsize;
-		if (!n || n > 1024)
+		if (!n || n > 64)
 			FAIL("FDE %u: %u FREs\n", i, n);
 		if (SFRAME_FDE_INFO_FDE_TYPE(info) != SFRAME_FDE_TYPE_PCINC ||
 		    SFRAME_FDE_INFO_FRE_TYPE(info) > SFRAME_FRE_TYPE_ADDR4 ||

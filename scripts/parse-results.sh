@@ -14,7 +14,9 @@
 #   failed") and of
 #   make stress ("# stress ARCH: N seconds, S samples, splats K, leaks L")
 #   and of the tables-1000 test ("# tables ARCH: 1 process X bytes, 1000
-#   processes Y bytes (ratio R)") are echoed without the "# ".
+#   processes Y bytes (ratio R)") and of the hostile-sparse-sframe test
+#   ("# hostile ARCH: F files, peak K kB, max mmap T ms, stalls S") are
+#   echoed without the "# ".
 # - The run must reach the end markers (no crash, no timeout), at least one
 #   test must run, a top-level TAP plan "1..N" must match the results.
 # Last line: "N passed, N failed, N skipped"; exit status 1 on any failure.
@@ -56,6 +58,9 @@ in_dmesg { next }
 		print substr(line, 3)
 	# the kernel memory of the tables for 1 and 1,000 processes (run-tests.sh)
 	if (in_tests && toplevel && line ~ /^# tables [a-z0-9_]+: 1 process [0-9]+ bytes, [0-9]+ processes [0-9]+ bytes \(ratio [0-9.]+\)$/)
+		print substr(line, 3)
+	# files built to cost kernel memory (run-tests.sh, hostile-map.c)
+	if (in_tests && toplevel && line ~ /^# hostile [a-z0-9_]+: [0-9]+ files, peak -?[0-9]+ kB, max mmap [0-9.]+ ms, stalls [0-9]+$/)
 		print substr(line, 3)
 	# the summary of make stress (stress.sh)
 	if (in_tests && toplevel && line ~ /^# stress [a-z0-9_]+: [0-9]+ seconds, [0-9]+ samples, splats [0-9]+, leaks [0-9]+$/)

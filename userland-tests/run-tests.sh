@@ -287,6 +287,33 @@ tables_stat() {
 	awk -v f="$1" '$1 == f { print $2 }' "$TABLES" 2>/dev/null
 }
 
+# hostile_sparse: one process maps 8 files whose PT_GNU_SFRAME is 16 MiB
+# of which 23 bytes are entries, the rest a hole (hostile-map.c), while a
+# perf event wants user stacks: the kernel must refuse their sections,
+# not keep 16 MiB of table per file.  The summary "# hostile ARCH: ..."
+# gives what the tables grew by, the longest mmap() and the RCU stall and
+# soft lockup reports of the kernel log.
+HOSTILE_FILES=8
+HOSTILE_MAX_KB=512
+hostile_sparse() {
+	set_level 2
+	[ -r "$TABLES" ] || { echo "# no $TABLES" >>"$LOG"; return 4; }
+	_d=$TMPDIR/hostile
+	rm -rf "$_d" && mkdir "$_d" || return 4
+	_s0=$(dmesg | grep -c -e 'rcu.*stall' -e 'soft lockup')
+	"$T/wantstacks" "$T/hostile-map" "$_d" $HOSTILE_FILES >"$_d/out" 2>>"$LOG" ||
+		{ rm -rf "$_d"; return 4; }
+	_s1=$(dmesg | grep -c -e 'rcu.*stall' -e 'soft lockup')
+	_l=$(sed -n 's/^hostile-map: //p' "$_d/out")
+	rm -rf "$_d"
+	echo "# hostile $ARCH: $_l, stalls $((_s1 - _s0))" >>"$LOG"
+	_k=$(echo "$_l" | sed -n 's/.*peak \(-*[0-9]*\) kB.*/\1/p')
+	[ -n "$_k" ] && [ "$_k" -le $HOSTILE_MAX_KB ] && [ "$_s1" = "$_s0" ] &&
+		return 0
+	echo "# the tables of $HOSTILE_FILES sparse files took $_k kB (at most $HOSTILE_MAX_KB), or the kernel stalled" >>"$LOG"
+	return 1
+}
+
 # ondemand_idle: while nothing wants user stacks (no perf event with
 # callchains, no BPF stack user, no ftrace userstacktrace), a program
 # that execs and dlopen()s makes the kernel read no file and keep no
@@ -553,6 +580,7 @@ all_tests() {
 	# to read (the kernel used to read it, and /dev/zero's read cannot
 	# serve kernel_read(): "kernel read not supported" in the log).
 	t cpu devzero-exec-reads-nothing "" devzero_reads_nothing
+	t cpu hostile-sparse-sframe "" hostile_sparse
 	# Tables only while something wants user stacks (ondemand_idle,
 	# ondemand_attach).
 	t cpu ondemand-idle-reads-nothing "" ondemand_idle
