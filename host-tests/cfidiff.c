@@ -573,6 +573,70 @@ static int reg_rule(Dwarf_Frame *fr, int regno, enum rkind *kind, int64_t *off,
 	return 0;
 }
 
+/*
+ * Evaluate a CFA expression at @pc over the operations an x86-64 PLT's
+ * uses (GNU ld: RSP + off + ((RIP & 15) >= N ? 8 : 0)): values are
+ * a * SP + b, SP unknown, the rest constants.  True if the result is
+ * SP + *off and depends on the PC.  Independent of the converter's
+ * pattern match: any such expression of these operations is evaluated.
+ * (Expressions that do not read the PC are left not expressible, as the
+ * converter leaves them.)
+ */
+static bool eval_sp_expr(const Dwarf_Op *ops, size_t nops, uint64_t pc,
+			 int sp_reg, int pc_reg, int64_t *off)
+{
+	int64_t a[8], b[8];
+	bool uses_pc = false;
+	size_t i, n = 0;
+
+	for (i = 0; i < nops; i++) {
+		uint8_t op = ops[i].atom;
+
+		if (op >= DW_OP_lit0 && op <= DW_OP_lit31) {
+			if (n == 8)
+				return false;
+			a[n] = 0;
+			b[n++] = op - DW_OP_lit0;
+		} else if (op >= DW_OP_breg0 && op <= DW_OP_breg31) {
+			if (n == 8)
+				return false;
+			if (op - DW_OP_breg0 == sp_reg) {
+				a[n] = 1;
+				b[n++] = (int64_t)ops[i].number;
+			} else if (op - DW_OP_breg0 == pc_reg) {
+				uses_pc = true;
+				a[n] = 0;
+				b[n++] = (int64_t)(pc + ops[i].number);
+			} else {
+				return false;
+			}
+		} else if (n >= 2 && op == DW_OP_plus) {
+			n--;
+			a[n - 1] += a[n];
+			b[n - 1] += b[n];
+		} else if (n >= 2 && (op == DW_OP_and || op == DW_OP_ge ||
+				      op == DW_OP_shl)) {
+			n--;
+			if (a[n] || a[n - 1])
+				return false;
+			if (op == DW_OP_and)
+				b[n - 1] &= b[n];
+			else if (op == DW_OP_ge)
+				b[n - 1] = b[n - 1] >= b[n];
+			else if (b[n] >= 0 && b[n] < 64)
+				b[n - 1] = (int64_t)((uint64_t)b[n - 1] << b[n]);
+			else
+				return false;
+		} else {
+			return false;
+		}
+	}
+	if (n != 1 || a[0] != 1 || !uses_pc)
+		return false;
+	*off = b[0];
+	return true;
+}
+
 /* libdw's rule at @pc, classified. */
 static void libdw_rule(const struct obj *o, Dwarf_CFI *cfi, uint64_t pc,
 		       struct expect *x)
@@ -583,7 +647,7 @@ static void libdw_rule(const struct obj *o, Dwarf_CFI *cfi, uint64_t pc,
 	bool signal;
 	int ra;
 	enum rkind rk, fk;
-	int64_t roff, foff;
+	int64_t roff, foff, cfa_off;
 	char rb[64], fb[64], cb[64] = "cfa ?";
 
 	memset(x, 0, sizeof(*x));
@@ -628,6 +692,14 @@ static void libdw_rule(const struct obj *o, Dwarf_CFI *cfi, uint64_t pc,
 			x->reason = RS_CFA_RANGE;
 		x->base_sp = ops[0].number == (Dwarf_Word)o->sp;
 		x->cfa = (int32_t)off;
+	} else if (!o->arm64 && eval_sp_expr(ops, nops, pc, o->sp, 16, &cfa_off) &&
+		   fits_s32(cfa_off)) {
+		/* The value depends on the PC: a row of one byte. */
+		snprintf(cb, sizeof(cb), "cfa expr = r%d%+" PRId64, o->sp, cfa_off);
+		x->base_sp = true;
+		x->cfa = (int32_t)cfa_off;
+		x->start = pc;
+		x->end = pc + 1;
 	} else {
 		x->reason = RS_CFA_EXPR;
 		snprintf(cb, sizeof(cb), "cfa expr (%zu ops)", nops);
@@ -1003,7 +1075,9 @@ static int test_object(const char *path)
 			printf("    FAIL: SFrame FDE %zu at %#x: PAC key bit on x86_64\n", i, start);
 			mism++;
 		}
-		if (SFRAME_FDE_INFO_FDE_TYPE(info) != SFRAME_FDE_TYPE_PCINC) {
+		/* PCMASK only for an x86-64 PLT: blocks of 16 bytes. */
+		if (SFRAME_FDE_INFO_FDE_TYPE(info) != SFRAME_FDE_TYPE_PCINC &&
+		    (o.arm64 || p[SFRAME_FDE_REP_SIZE] != 16)) {
 			printf("    FAIL: SFrame FDE %zu at %#x: not PCINC\n", i, start);
 			mism++;
 		}

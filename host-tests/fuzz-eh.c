@@ -20,7 +20,8 @@
  *     byte shorter than that size gets -ENOSPC; a second conversion into
  *     a bigger buffer gives the same bytes (deterministic, bounded);
  *   - the statistics are consistent (pass 1 and pass 2 agree on what was
- *     seen; dropped <= seen; FREs written <= rows);
+ *     seen; dropped <= seen; FREs written <= rows, plus one per PLT
+ *     row, which takes two);
  *   - the output is an SFrame v2 section that sframe_section_init()
  *     accepts, with the header the spec gives, FDEs sorted,
  *     non-overlapping, non-empty, of at most 64 FREs whose start
@@ -73,8 +74,8 @@ static int debug = -1;
 static void check_stats(const struct sframe_eh_stats *st, const char *pass)
 {
 	if (st->fdes_dropped > st->fdes || st->rows_dropped > st->rows ||
-	    st->bytes_dropped > st->bytes || st->out_fres > st->rows ||
-	    (uint64_t)st->out_fres + st->rows_dropped > st->rows)
+	    st->bytes_dropped > st->bytes || st->rows_plt > st->rows ||
+	    (uint64_t)st->out_fres + st->rows_dropped > (uint64_t)st->rows + st->rows_plt)
 		FAIL("%s stats: fdes %u dropped %u, rows %u dropped %u, bytes %llu dropped %llu, out fdes %u fres %u\n",
 		     pass, st->fdes, st->fdes_dropped, st->rows, st->rows_dropped,
 		     (unsigned long long)st->bytes, (unsigned long long)st->bytes_dropped,
@@ -146,6 +147,7 @@ static void check_layout(const uint8_t *o, long size, uint8_t abi,
 		uint32_t n = get_unaligned_le32(fde + SFRAME_FDE_NUM_FRES);
 		uint8_t info = fde[SFRAME_FDE_INFO];
 		unsigned int asz;
+		bool pcmask;
 		const uint8_t *fre = sec->fres + off;
 		int64_t prev = -1;
 
@@ -157,10 +159,15 @@ static void check_layout(const uint8_t *o, long size, uint8_t abi,
 		prev_end = start + fsize;
 		if (!n || n > 64)
 			FAIL("FDE %u: %u FREs\n", i, n);
-		if (SFRAME_FDE_INFO_FDE_TYPE(info) != SFRAME_FDE_TYPE_PCINC ||
-		    SFRAME_FDE_INFO_FRE_TYPE(info) > SFRAME_FRE_TYPE_ADDR4 ||
+		/* PCMASK: an x86-64 PLT, two FREs in 16-byte blocks. */
+		pcmask = SFRAME_FDE_INFO_FDE_TYPE(info) == SFRAME_FDE_TYPE_PCMASK;
+		if (pcmask && (abi != SFRAME_ABI_AMD64_ENDIAN_LITTLE || fde[17] != 16 ||
+			       n != 2 || start % 16 ||
+			       SFRAME_FDE_INFO_FRE_TYPE(info) != SFRAME_FRE_TYPE_ADDR1))
+			FAIL("FDE %u: PCMASK, info %#x rep %u, %u FREs\n", i, info, fde[17], n);
+		if (SFRAME_FDE_INFO_FRE_TYPE(info) > SFRAME_FRE_TYPE_ADDR4 ||
 		    (info & 0xc0) || ((info & 0x20) && abi != SFRAME_ABI_AARCH64_ENDIAN_LITTLE) ||
-		    fde[17] || fde[18] || fde[19])
+		    (!pcmask && fde[17]) || fde[18] || fde[19])
 			FAIL("FDE %u: info %#x rep %u\n", i, info, fde[17]);
 		asz = 1u << SFRAME_FDE_INFO_FRE_TYPE(info);
 		if (off > fre_len)
@@ -174,7 +181,7 @@ static void check_layout(const uint8_t *o, long size, uint8_t abi,
 				FAIL("FDE %u FRE %u: past the end\n", i, k);
 			a = asz == 1 ? fre[0] : asz == 2 ? get_unaligned_le16(fre) :
 							   get_unaligned_le32(fre);
-			if ((int64_t)a <= prev || a >= fsize || (k == 0 && a != 0))
+			if ((int64_t)a <= prev || a >= (pcmask ? 16 : fsize) || (k == 0 && a != 0))
 				FAIL("FDE %u FRE %u: start %llu (previous %lld, size %u)\n", i, k,
 				     (unsigned long long)a, (long long)prev, fsize);
 			prev = a;

@@ -19,6 +19,9 @@
 #    not run out of memory; reaching it stops the recording, which
 #    samples-end then reports), and waits until it has written 256 kB
 #    (samples flow).
+#    Then maps 64 files built to cost kernel memory (hostile-map.c) and
+#    prints "# hostile ARCH: F files, peak K kB, max mmap T ms, stalls S"
+#    (test hostile: K under 64 kB per file, no RCU stall or soft lockup).
 # 3. Runs for SECONDS, in parallel, `churn fork`, `threads`, `mmap`,
 #    `dlopen` and `hostile /tests/hostile` (churn.c), printing the tables'
 #    account and the free memory every minute; waits for them (SECONDS +
@@ -66,16 +69,18 @@ case "$DURATION" in
 esac
 
 T=$(cd "$(dirname "$0")" && pwd)
+# TABLES, tables_stat FIELD, drop_idle_tables
+. "$T/tables-lib.sh"
 PERF=${PERF:-perf}
 TMPDIR=${TMPDIR:-/tmp}
-STATS=/sys/kernel/debug/sframe_tables
+STATS=$TABLES
 KMEMLEAK=/sys/kernel/debug/kmemleak
 DATA=$TMPDIR/stress.data
 PLOG=$TMPDIR/stress-perf.log
 SUM=$TMPDIR/stress-summary.txt
 SPLATS='WARNING:|BUG:|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|sleeping function called from invalid context|Call [Tt]race|kernel BUG|Oops|general protection|lockdep'
 HOSTILE=$T/hostile
-NTESTS=7
+NTESTS=8
 
 if [ -r "$T/ARCH" ]; then
 	ARCH=$(cat "$T/ARCH")
@@ -117,11 +122,6 @@ now() {
 	date +%s
 }
 
-# tables FIELD: a field of the kernel's account of its tables
-tables() {
-	awk -v f="$1" '$1 == f { print $2 }' "$STATS" 2>/dev/null
-}
-
 # is_running PID: PID is there and not a zombie (kill -0 succeeds on a
 # zombie that the shell has not reaped yet)
 is_running() {
@@ -130,11 +130,6 @@ is_running() {
 	[ "${_l%% *}" != Z ]
 }
 
-# drop_idle_tables: what memory pressure does to the cache of tables:
-# drop_caches 2 runs the shrinkers (4 first: no kernel log line for it)
-drop_idle_tables() {
-	echo 4 >/proc/sys/vm/drop_caches && echo 2 >/proc/sys/vm/drop_caches
-}
 
 meminfo() {
 	awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo
@@ -170,8 +165,8 @@ rm -f "$TMPDIR/stress-prime.data"
 # in use, before and after.
 drop_idle_tables
 
-F0=$(tables files)
-B0=$(tables bytes)
+F0=$(tables_stat files)
+B0=$(tables_stat bytes)
 if [ -r "$STATS" ]; then
 	echo "# $STATS before: files $F0, bytes $B0"
 else
@@ -249,6 +244,34 @@ else
 	echo "# perf record -a -g does not work"
 fi
 
+# ---- hostile files ----------------------------------------------------
+# While perf samples every CPU with callchains (so the kernel makes
+# tables at mapping), one process maps 64 files built to cost kernel
+# memory (hostile-map.c: a 16 MiB PT_GNU_SFRAME of 23 bytes of entries,
+# the rest a hole): the tables must grow by less than 64 kB per file.
+
+HOSTILE_FILES=64
+if [ -x "$T/hostile-map" ]; then
+	_d=$TMPDIR/hostile-map
+	rm -rf "$_d" && mkdir "$_d"
+	_s0=$(dmesg | grep -c -e 'rcu.*stall' -e 'soft lockup')
+	_l=$("$T/hostile-map" "$_d" $HOSTILE_FILES 2>&1)
+	_s1=$(dmesg | grep -c -e 'rcu.*stall' -e 'soft lockup')
+	rm -rf "$_d"
+	_l=${_l#hostile-map: }
+	echo "# hostile $ARCH: $_l, stalls $((_s1 - _s0))"
+	_k=$(echo "$_l" | sed -n 's/.*peak \(-*[0-9]*\) kB.*/\1/p')
+	if [ -n "$_k" ] && [ "$_k" -lt $((HOSTILE_FILES * 64)) ] &&
+	   [ "$_s1" = "$_s0" ]; then
+		ok hostile
+	else
+		not_ok hostile
+	fi
+else
+	echo "# no $T/hostile-map"
+	not_ok hostile
+fi
+
 # ---- 3. churn ---------------------------------------------------------
 
 CHURN=
@@ -289,7 +312,7 @@ while alive && [ "$(now)" -lt "$LIMIT" ]; do
 	sleep 1
 	if [ "$(now)" -ge "$NEXT" ]; then
 		NEXT=$((NEXT + 60))
-		echo "# t+$(($(now) - T0)) s: tables files $(tables files), bytes $(tables bytes);" \
+		echo "# t+$(($(now) - T0)) s: tables files $(tables_stat files), bytes $(tables_stat bytes);" \
 			"MemAvailable $(meminfo MemAvailable) kB;" \
 			"perf data $(($(stat -c %s "$DATA" 2>/dev/null || echo 0) / 1048576)) MB"
 	fi
@@ -387,13 +410,13 @@ if [ -r "$STATS" ]; then
 	# they have exited: give them back, as memory pressure would
 	i=0
 	while drop_idle_tables &&
-	      { [ "$(tables files)" != "$F0" ] || [ "$(tables bytes)" != "$B0" ]; } &&
+	      { [ "$(tables_stat files)" != "$F0" ] || [ "$(tables_stat bytes)" != "$B0" ]; } &&
 	      [ $i -lt 100 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	F1=$(tables files)
-	B1=$(tables bytes)
+	F1=$(tables_stat files)
+	B1=$(tables_stat bytes)
 	echo "# $STATS after: files $F1, bytes $B1 (before: files $F0, bytes $B0)"
 	if [ "$F1" = "$F0" ] && [ "$B1" = "$B0" ]; then
 		ok tables-baseline

@@ -46,7 +46,9 @@ while getopts "n:r:0" o; do
 done
 shift $((OPTIND - 1))
 T=$(cd "$(dirname "$0")" && pwd)
-STATS=/sys/kernel/debug/sframe_tables
+# TABLES, tables_stat FIELD
+. "$T/tables-lib.sh"
+STATS=$TABLES
 TMPDIR=${TMPDIR:-/tmp}
 RFILE=$TMPDIR/tables.ready
 if [ $# -eq 0 ]; then
@@ -62,7 +64,7 @@ fi
 # stat FIELD: a field of the kernel's account (0 if the kernel has no
 # such field)
 stat() {
-	_v=$(awk -v f="$1" '$1 == f { print $2 }' "$STATS")
+	_v=$(tables_stat "$1")
 	echo "${_v:-0}"
 }
 
