@@ -58,6 +58,7 @@
 T=$(cd "$(dirname "$0")" && pwd)
 PERF=${PERF:-perf}
 TMPDIR=${TMPDIR:-/tmp}
+EXT2=$TMPDIR/sft-ext2	# ext2_scratch
 MS=600
 MIN=50
 KEEP=0
@@ -623,6 +624,12 @@ all_tests() {
 	t eh cache-key-same-tick "$LC_MEMCPY,lc_memcpy,main,$LIBC_MAIN_FULL;!fprintf" \
 		"$T/rewrite" "$T/shapes" "$T/libcall" "$TMPDIR/sft-rewritten" \
 		memcpy $MS
+	# A new file that reuses the inode number of a deleted one whose
+	# tables are still cached (rewrite -i, on the ext2 file system of
+	# ext2_scratch): the kernel must not unwind it with the old tables.
+	t eh cache-key-inode-reuse "$LC_MEMCPY,lc_memcpy,main,$LIBC_MAIN_FULL;!fprintf" \
+		"$T/rewrite" -i "$T/shapes" "$T/libcall" "$EXT2/sft-reused" \
+		memcpy $MS
 
 	# A garbage return address on the stack (garbage.c): a kernel
 	# address ends the walk before it, an unmapped user address is
@@ -984,6 +991,18 @@ if [ -w "$SYSCTL" ]; then
 else
 	echo "# no $SYSCTL"
 fi
+
+# ext2_scratch: an ext2 file system on a loop device at $EXT2, for
+# cache-key-inode-reuse (ext2 gives a new file the lowest free inode
+# number; tmpfs never reuses one soon).  Without it the test fails.
+ext2_scratch() {
+	mkdir -p "$EXT2"
+	dd if=/dev/zero of="$EXT2.img" bs=1024 count=8192 2>/dev/null &&
+		mke2fs -F "$EXT2.img" >/dev/null 2>&1 &&
+		mount -t ext2 -o loop "$EXT2.img" "$EXT2" && return 0
+	echo "# no ext2 file system on a loop device at $EXT2 (CONFIG_BLK_DEV_LOOP, CONFIG_EXT2_FS)"
+}
+selected cache-key-inode-reuse && ext2_scratch
 
 t() { t_run "$@"; }
 all_tests
