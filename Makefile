@@ -92,7 +92,7 @@ demo:
 	$(S)/demo.sh $(ARCH)
 
 # build, boot; cost of a sample: SFrame vs frame pointers vs DWARF
-# (BENCHARGS="DEPTH ROUNDS", see userland-tests/bench.sh)
+# (BENCHARGS="DEPTH ROUNDS PARTS", see userland-tests/bench.sh)
 bench:
 	$(S)/bench.sh $(ARCH)
 

@@ -54,9 +54,12 @@ set_arch() {
 	*)	die "unknown KFLAVOR '$KFLAVOR' (test, bench, stress or debian)" ;;
 	esac
 	KIMAGE=$OBJDIR/$KIMAGE_REL
-	# STRESS=1: the stress initramfs (make stress), next to the test one
+	# STRESS=1: the stress initramfs (make stress), BENCH=1 the bench
+	# one (make bench), next to the test one
 	if [ "${STRESS:-0}" = 1 ]; then
 		INITRD_NAME=initramfs-stress
+	elif [ "${BENCH:-0}" = 1 ]; then
+		INITRD_NAME=initramfs-bench
 	else
 		INITRD_NAME=initramfs
 	fi

@@ -5,7 +5,9 @@
 #   scripts/mk-initramfs.sh ARCH
 # SMOKE=1 installs qemu/smoke-test.sh as /tests/run-tests.sh even when the
 # userland tests have their own (harness debugging).  STRESS=1 builds
-# build/<arch>/initramfs-stress.cpio.gz for make stress instead.
+# build/<arch>/initramfs-stress.cpio.gz for make stress instead, BENCH=1
+# build/<arch>/initramfs-bench.cpio.gz for make bench (the test one plus
+# Debian's cc1 as /tests/cc1).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 set_arch "${1:-}"
@@ -112,6 +114,14 @@ if [ -f "$ROOT/tests/nosframe.sh" ]; then
 	else
 		log "could not build $lua: no /tests/lua, the guest test nosframe-complete will fail"
 	fi
+fi
+# BENCH=1: Debian's own cc1 (cpp-12; for arm64 in the packages of
+# fetch-arm64-debs.sh), a real program without .sframe that bench.sh runs
+# again and again under perf record -a -g (its libraries: below)
+if [ "${BENCH:-0}" = 1 ]; then
+	cc1=${SYSROOT%/}/usr/lib/gcc/$MULTIARCH/12/cc1
+	[ -x "$cc1" ] || die "BENCH=1: no $cc1 (cpp-12)"
+	install -m 0755 "$cc1" "$ROOT/tests/cc1"
 fi
 if [ ! -f "$ROOT/tests/run-tests.sh" ] || [ "${SMOKE:-0}" = 1 ]; then
 	log "using qemu/smoke-test.sh as /tests/run-tests.sh"
