@@ -79,7 +79,7 @@ if want sample; then
 		echo "$4" >"$SYSCTL"
 		# shellcheck disable=SC2086 # $_cg is one or two words
 		$PERF record -q -e cpu-clock:u -c "$2" $_cg -o "$3" -- \
-			"$_prog" "$DEPTH" $CALLS >"$OUT" 2>&1 || { cat "$OUT" >&2; die "perf record ($1) failed"; }
+			"$_prog" "$DEPTH" $CALLS >"$OUT" 2>&1 || { sed "s/^/# /" "$OUT"; die "perf record ($1) failed"; }
 	}
 
 	# one MODE: prints "ns samples bytes"; the recording stays in
