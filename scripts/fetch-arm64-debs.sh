@@ -1,7 +1,8 @@
 #!/bin/bash
 # Fetch Debian's arm64 linux-perf, busybox-static, libc6-dbg and cpp-12
 # (its cc1, for make bench), and every package they depend on, with a
-# private apt configuration, and unpack them into build/arm64/sysroot. Prints the sysroot path on stdout.
+# private apt configuration, and unpack them into build/arm64/sysroot.
+# Prints the sysroot path on stdout.
 # The host's apt configuration is not changed: the private one reuses the
 # host's active source entries, with its own lists, status and archives in
 # DEB_CACHE (outside the repository, so that CI on this machine reuses it).

@@ -245,11 +245,12 @@ if want profiled && [ -x "$T/cc1" ] && [ -r "$T/tables-lib.sh" ]; then
 	echo "$LEVEL0" >"$SYSCTL"
 	drop_idle_tables
 	cat >"$P/loop.sh" <<-LOOP
+	. "$T/tables-lib.sh"
 	i=0
 	while [ \$i -lt $PRUNS ]; do
-		b0=\$(awk '\$1 == "builds" { print \$2 }' $TABLES)
-		$T/cc1 -fpreprocessed -quiet -O2 $P/in.i -o $P/out.s || exit 1
-		echo "\$b0 \$(awk '\$1 == "builds" { print \$2 }' $TABLES)" >>$P/builds
+		b0=\$(tables_stat builds)
+		"$T/cc1" -fpreprocessed -quiet -O2 "$P/in.i" -o "$P/out.s" || exit 1
+		echo "\$b0 \$(tables_stat builds)" >>"$P/builds"
 		i=\$((i + 1))
 	done
 	LOOP

@@ -17,9 +17,9 @@
  *
  * rewrite -i A B DST ARG...: the same for a new file that reuses the
  * inode number of a deleted one (DST on a file system that reuses them,
- * ext2).  Writes A to DST, waits until its change time is in the past
- * (the kernel caches only tables of such files), maps DST executable in
- * a child that exits: A's tables stay in the cache, idle (checked in the
+ * ext2).  Writes A to DST, sleeps 1.1 s so that its change time is in
+ * the past (the kernel caches only tables of such files), runs DST in a
+ * child that exits: A's tables stay in the cache, idle (checked in the
  * kernel's account, "idle_files" of /sys/kernel/debug/sframe_tables).  Then
  * deletes DST, writes B to DST, checks that B got A's inode number, and
  * runs it.  A key of device and inode number only would unwind B with
@@ -86,7 +86,8 @@ static void *map_text(const char *path, size_t *len)
 	Elf64_Phdr ph;
 	long pg = sysconf(_SC_PAGESIZE);
 	void *map = MAP_FAILED;
-	int fd = open(path, O_RDONLY), i;
+	int fd = open(path, O_RDONLY);
+	int i;
 
 	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))
 		goto out;
@@ -221,16 +222,16 @@ int main(int argc, char **argv)
 		while (t.tv_sec == t0.tv_sec && t.tv_nsec == t0.tv_nsec);
 
 		unlink(argv[3]);
+		b0 = stat_of("builds");
 		clock_gettime(CLOCK_MONOTONIC, &m0);
 		put(argv[3], a, alen);
 		c1 = ctime_of(argv[3]);
-		b0 = stat_of("builds");
 		map = map_text(argv[3], &maplen);
-		b1 = stat_of("builds");
 		clock_gettime(CLOCK_MONOTONIC, &m1);
 		put(argv[3], b, blen);
 		c2 = ctime_of(argv[3]);
 		clock_gettime(CLOCK_MONOTONIC, &m2);
+		b1 = stat_of("builds");
 		us_map = (m1.tv_sec - m0.tv_sec) * 1000000 +
 			 (m1.tv_nsec - m0.tv_nsec) / 1000;
 		us_all = (m2.tv_sec - m0.tv_sec) * 1000000 +
