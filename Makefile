@@ -92,7 +92,7 @@ demo:
 	$(S)/demo.sh $(ARCH)
 
 # build, boot; cost of a sample: SFrame vs frame pointers vs DWARF
-# (BENCHARGS="DEPTH ROUNDS PARTS", see userland-tests/bench.sh)
+# (BENCHARGS="DEPTH ROUNDS PARTS", see userland-tests/guest/bench.sh)
 bench:
 	$(S)/bench.sh $(ARCH)
 
@@ -107,8 +107,9 @@ sid-root:
 
 # KASAN/KMEMLEAK/lockdep kernel, 4 CPUs, perf record -a -g (STRESS_FREQ)
 # while processes churn and hostile ELF files are executed and mapped
-# (scripts/stress.sh; STRESS_SECONDS, default 600)
-export STRESS_FREQ
+# (scripts/stress.sh; STRESS_SECONDS, default 600; STRESS_KERNEL=test boots
+# the test kernel instead, as make check does)
+export STRESS_FREQ STRESS_KERNEL
 stress:
 	$(S)/stress.sh $(ARCH) $(STRESS_SECONDS)
 

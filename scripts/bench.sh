@@ -1,7 +1,7 @@
 #!/bin/bash
 # make bench: build, boot, and measure in the guest what a sample costs
 # the profiled program with the SFrame walk, the stock frame-pointer walk
-# and perf's DWARF mode (userland-tests/bench.sh).
+# and perf's DWARF mode (userland-tests/guest/bench.sh).
 #   scripts/bench.sh [ARCH]        BENCHARGS="DEPTH ROUNDS PARTS"
 set -euo pipefail
 . "$(dirname "$0")/common.sh"

@@ -1,6 +1,7 @@
 #!/bin/bash
-# Fetch Debian's arm64 linux-perf, busybox-static, libc6-dbg and cpp-12
-# (its cc1, for make bench), and every package they depend on, with a
+# Fetch Debian's arm64 linux-perf, busybox-static, libc6-dbg, cpp-12
+# (its cc1, for make bench) and perl-base (its perl, for make demo), and
+# every package they depend on, with a
 # private apt configuration, and unpack them into build/arm64/sysroot.
 # Prints the sysroot path on stdout.
 # The host's apt configuration is not changed: the private one reuses the
@@ -9,7 +10,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-PKGS=(linux-perf busybox-static libc6-dbg cpp-12)
+PKGS=(linux-perf busybox-static libc6-dbg cpp-12 perl-base)
 DEB_CACHE=${DEB_CACHE:-/var/cache/sframe-debs/arm64}
 SYSROOT=$BUILD/arm64/sysroot
 STAMP=$SYSROOT/.packages

@@ -115,6 +115,10 @@ if [ -f "$ROOT/tests/nosframe.sh" ]; then
 		log "could not build $lua: no /tests/lua, the guest test nosframe-complete will fail"
 	fi
 fi
+# Debian's own perl (perl-base), unmodified, for make demo: a program of
+# the distribution without .sframe, whose functions perf can name (its
+# dynamic symbols), with a hot path in libc.  Its libraries: below.
+install -m 0755 "${SYSROOT%/}/usr/bin/perl" "$ROOT/usr/bin/perl"
 # BENCH=1: Debian's own cc1 (cpp-12; for arm64 in the packages of
 # fetch-arm64-debs.sh), a real program without .sframe that bench.sh runs
 # again and again under perf record -a -g (its libraries: below)
@@ -185,6 +189,7 @@ add_elf() {	# add_elf HOST_FILE: copy its interpreter and needed libraries
 }
 
 add_elf "$PERF"
+add_elf "${SYSROOT%/}/usr/bin/perl"
 # the test programs (dynamically linked ones need their libraries too)
 while IFS= read -r -d '' f; do
 	if head -c4 "$f" | grep -q 'ELF'; then add_elf "$f"; fi

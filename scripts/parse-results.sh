@@ -53,7 +53,7 @@ in_dmesg { next }
 	sub(ts, "", line)
 	toplevel = (!kernel && line !~ /^[ \t]/)
 	sub(/^[ \t]+/, "", line)
-	# the summary of the nosframe-complete test (userland-tests/nosframe.sh)
+	# the summary of the nosframe-complete test (userland-tests/guest/nosframe.sh)
 	if (in_tests && toplevel && line ~ /^# nosframe(-before)? [a-z0-9_]+: [0-9]+ samples, [0-9]+ complete$/)
 		print substr(line, 3)
 	# the kernel memory of the tables for 1 and 1,000 processes (run-tests.sh)

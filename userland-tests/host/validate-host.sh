@@ -146,7 +146,7 @@ arm64_fpwalk() {
 check_frames() {
 	# check_frames NAME EXPECT PREFIX < frames
 	to_script >"$TMP/script"
-	awk -v expect="$2" -v min=1 -v prefix="$3" -f "$HERE/chaincheck.awk" \
+	awk -v expect="$2" -v min=1 -v prefix="$3" -f "$HERE/../guest/chaincheck.awk" \
 		"$TMP/script" >"$TMP/diag" 2>&1
 	result $? "$1"
 }

@@ -12,7 +12,7 @@
 # Prints "N passed, N failed"; exits non-zero if any case failed.
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-AWKPROG=$HERE/chaincheck.awk
+AWKPROG=$HERE/../guest/chaincheck.awk
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 PASS=0
@@ -235,9 +235,9 @@ done
 } >"$TMP/script"
 printf '%s\n' 'dso;[unknown] 1' 'dso;[unknown];lib:call 1' \
 	'dso;main;cb_mid;cb_hot 2' >"$TMP/folded-want"
-FG=$HERE/../scripts/flamegraph.py
+FG=$HERE/../../scripts/flamegraph.py
 for A in $AWKS; do
-	$A -f "$HERE/fold.awk" "$TMP/script" | sort >"$TMP/folded"
+	$A -f "$HERE/../guest/fold.awk" "$TMP/script" | sort >"$TMP/folded"
 	if cmp -s "$TMP/folded" "$TMP/folded-want"; then
 		pass "[$A] fold.awk folds stacks"
 	else

@@ -569,7 +569,7 @@ if [ "$ARCH" = x86_64 ]; then
 	STRLEN=__strlen_avx2
 	THREAD_START=clone3
 else
-	SYSROOT=${SYSROOT:-$("$(dirname "$0")/../scripts/fetch-arm64-debs.sh")}
+	SYSROOT=${SYSROOT:-$("$(dirname "$0")/../../scripts/fetch-arm64-debs.sh")}
 	LIBDIR=lib/aarch64-linux-gnu
 	LDSO=lib/ld-linux-aarch64.so.1
 	MEMCPY=__memcpy_generic
