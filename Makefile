@@ -9,6 +9,8 @@
 #   make check-full                the same with every test and control,
 #                                  every prefix of the series, 600-s
 #                                  stress runs on both arches
+#   make repeat    ARCH=x86_64     the guest suite REPEAT=5 times in a row
+#                                  (TESTARGS=-s by default)
 #   make series-check              apply, checkpatch, build every prefix
 #                                  (both arches, option on/off, W=1),
 #                                  sparse, kernel-doc, Debian's config
@@ -38,7 +40,7 @@ MAKEFLAGS += --no-print-directory
 .NOTPARALLEL:
 .PHONY: help deps check-deps src config kernel initramfs qemu-test qemu-run \
 	qemu-shell parse check clean demo bench glibc-sframe check-glibc-sframe \
-	sid-root stress series-check debian-kernel check-full
+	sid-root stress series-check debian-kernel check-full repeat
 
 help:
 	@sed -n '2,27s/^# \{0,1\}//p' $(TOP)/Makefile
@@ -67,6 +69,12 @@ qemu-test: qemu-run
 
 qemu-run:
 	$(S)/run-qemu.sh $(ARCH)
+
+# the guest suite REPEAT times in a row (default 5; TESTARGS, default -s):
+# tests that fail by chance
+export REPEAT
+repeat:
+	$(S)/repeat.sh $(ARCH)
 
 # re-read the log of the last run
 parse:
