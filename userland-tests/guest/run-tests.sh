@@ -237,7 +237,10 @@ fp_chain() {
 	else
 		case "$1" in
 		alloca)		echo "alloca_hot,sh_alloca" ;;
-		vlaleaf)	echo "vlaleaf_hot,sh_vlaleaf" ;;
+		# vlaleaf_hot sets up rbp itself: a sample before it has done
+		# so sees the caller's rbp, any value without frame pointers,
+		# and the stock walk ends at the leaf
+		vlaleaf)	echo "vlaleaf_hot,?sh_vlaleaf" ;;
 		*)		sframe_chain "$1" | sed 's/,.*//' ;;
 		esac
 	fi
