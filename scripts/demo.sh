@@ -20,34 +20,34 @@ tr -d '\r' < "$ARCHBUILD/demo.log" |
 	sed -n '/^=== DEMO: /,/^=== DEMO END ===/p' |
 	sed '/^=== DEMO FOLDED /,/^=== DEMO FOLDED END ===/d'
 
-# Flame graphs of the four recordings (scripts/flamegraph.py)
-echo
+# Each recording's folded stacks, once: a flame graph of them
+# (scripts/flamegraph.py) and the samples whose chain goes through libc's
+# start-up to _start (main's, or exit's after main returned), or through
+# ld.so's start-up before main.  A stock walk on arm64 may reach _start
+# but skip frames: those miss __libc_start_call_main and do not count.
+folded=$ARCHBUILD/demo.folded
+counts=()
 for prog in perl dso; do
 	for v in 2 0; do
 		case $v in 2) name=on ;; 0) name=off ;; esac
-		svg=$ARCHBUILD/flamegraph-$prog-$name.svg
 		tr -d '\r' < "$ARCHBUILD/demo.log" |
-			sed -n "/^=== DEMO FOLDED $prog $v ===/,/^=== DEMO FOLDED END ===/{/^===/d;p}" |
-			"$TOP/scripts/flamegraph.py" \
-			"$ARCH: perf record -g -- $prog, kernel.sframe_unwind=$v" > "$svg"
-	done
-done
-# Samples whose chain goes through libc's start-up to _start (main's,
-# or exit's after main returned), or through ld.so's start-up before
-# main, from the folded stacks.  A stock walk on arm64 may reach _start
-# but skip frames: those miss __libc_start_call_main and do not count.
-echo "Chains down to the program's entry:"
-for prog in perl dso; do
-	for v in 2 0; do
-		tr -d '\r' < "$ARCHBUILD/demo.log" |
-			sed -n "/^=== DEMO FOLDED $prog $v ===/,/^=== DEMO FOLDED END ===/{/^===/d;p}" |
-			awk -v p="$prog" -v v="$v" '
+			sed -n "/^=== DEMO FOLDED $prog $v ===/,/^=== DEMO FOLDED END ===/{/^===/d;p}" \
+			> "$folded"
+		"$TOP/scripts/flamegraph.py" \
+			"$ARCH: perf record -g -- $prog, kernel.sframe_unwind=$v" \
+			< "$folded" > "$ARCHBUILD/flamegraph-$prog-$name.svg"
+		counts+=("$(awk -v p="$prog" -v v="$v" '
 			{ n = $NF; t += n; split($0, f, ";")
 			  if ($0 ~ /;_start;__libc_start_main[^;]*;__libc_start_call_main[; ]/ ||
 			      $0 ~ /;_start;_dl_start[; ]/ || f[2] == "_dl_start_user") c += n }
-			END { printf "  %-4s at kernel.sframe_unwind=%s: %d samples, %d complete\n", p, v, t, c }'
+			END { printf "  %-4s at kernel.sframe_unwind=%s: %d samples, %d complete", p, v, t, c }' \
+			"$folded")")
 	done
 done
+rm -f "$folded"
+echo
+echo "Chains down to the program's entry:"
+printf '%s\n' "${counts[@]}"
 echo
 echo "Flame graphs (open them in a browser):"
 echo "  $ARCHBUILD/flamegraph-perl-on.svg"
