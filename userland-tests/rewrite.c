@@ -29,6 +29,7 @@
  * on stderr).
  */
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +90,10 @@ static void *map_text(const char *path, size_t *len)
 	int fd = open(path, O_RDONLY);
 	int i;
 
-	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))
+	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(ph))
 		goto out;
 	for (i = 0; i < eh.e_phnum; i++) {
 		off_t off;
@@ -138,6 +142,7 @@ static long idle_files(void)
 static int reuse(const char *a, size_t alen, const char *b, size_t blen,
 		 const char *dst)
 {
+	struct timespec settle = { .tv_sec = 1, .tv_nsec = 100000000 };
 	struct stat sa, sb;
 	long idle0, idle1;
 	int status;
@@ -150,7 +155,8 @@ static int reuse(const char *a, size_t alen, const char *b, size_t blen,
 		return 2;
 	}
 	/* a change time in the past, also for file systems with seconds */
-	usleep(1100000);
+	while (nanosleep(&settle, &settle) && errno == EINTR)
+		;
 	idle0 = idle_files();
 	/*
 	 * Run by a child: its tables are made at exec and become idle when
@@ -163,13 +169,22 @@ static int reuse(const char *a, size_t alen, const char *b, size_t blen,
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		return 2;
+	/* A without arguments exits with its usage status; 127: no exec */
+	if (!WIFEXITED(status) || WEXITSTATUS(status) == 127) {
+		fprintf(stderr, "rewrite: could not run %s (status %#x)\n",
+			dst, status);
+		return 2;
+	}
 	idle1 = idle_files();
 	if (idle1 <= idle0) {
 		fprintf(stderr, "rewrite: %s's tables not kept after its last mapping (idle files %ld -> %ld)\n",
 			dst, idle0, idle1);
 		return 2;
 	}
-	unlink(dst);
+	if (unlink(dst)) {
+		perror(dst);
+		return 2;
+	}
 	put(dst, b, blen);
 	if (stat(dst, &sb)) {
 		perror(dst);
