@@ -999,10 +999,15 @@ fi
 # cache-key-inode-reuse (ext2 gives a new file the lowest free inode
 # number; tmpfs never reuses one soon).  Without it the test fails.
 ext2_scratch() {
+	# mounted by an earlier run-tests.sh in this boot: keep it
+	grep -q " $EXT2 ext2 " /proc/mounts && return 0
 	mkdir -p "$EXT2"
-	dd if=/dev/zero of="$EXT2.img" bs=1024 count=8192 2>/dev/null &&
-		mke2fs -F "$EXT2.img" >/dev/null 2>&1 &&
-		mount -t ext2 -o loop "$EXT2.img" "$EXT2" && return 0
+	if dd if=/dev/zero of="$EXT2.img" bs=1024 count=8192 2>/dev/null &&
+	   ext2_err=$(mke2fs -F "$EXT2.img" 2>&1 >/dev/null) &&
+	   ext2_err=$(mount -t ext2 -o loop "$EXT2.img" "$EXT2" 2>&1); then
+		return 0
+	fi
+	[ -n "${ext2_err:-}" ] && echo "$ext2_err" | sed 's/^/# /'
 	echo "# no ext2 file system on a loop device at $EXT2 (CONFIG_BLK_DEV_LOOP, CONFIG_EXT2_FS)"
 }
 selected cache-key-inode-reuse && ext2_scratch
