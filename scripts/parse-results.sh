@@ -11,7 +11,8 @@
 #   complete", "# nosframe-before ...") and of the SFrame v3 and v2 tests
 #   ("# sframe-v3 ARCH: N passed, N failed", "# sframe-v2 ...") and of
 #   the other consumers of user stacks ("# consumers ARCH: N passed, N
-#   failed") and of
+#   failed") and of the oracle tests ("# oracle ARCH: N samples, A agree,
+#   D differ, U undecidable") and of
 #   make stress ("# stress ARCH: N seconds, S samples, splats K, leaks L")
 #   and of the tables-1000 test ("# tables ARCH: 1 process X bytes, 1000
 #   processes Y bytes (ratio R)") and of the hostile-sparse-sframe test
@@ -61,6 +62,9 @@ in_dmesg { next }
 		print substr(line, 3)
 	# files built to cost kernel memory (run-tests.sh, hostile-map.c)
 	if (in_tests && toplevel && line ~ /^# hostile [a-z0-9_]+: [0-9]+ files, peak -?[0-9]+ kB, max mmap [0-9.]+ ms, stalls [0-9]+$/)
+		print substr(line, 3)
+	# the per-sample oracle over the oracle-* tests (run-tests.sh, oracle.c)
+	if (in_tests && toplevel && line ~ /^# oracle [a-z0-9_]+: [0-9]+ samples, [0-9]+ agree, [0-9]+ differ, [0-9]+ undecidable$/)
 		print substr(line, 3)
 	# the summary of make stress (stress.sh)
 	if (in_tests && toplevel && line ~ /^# stress [a-z0-9_]+: [0-9]+ seconds, [0-9]+ samples, splats [0-9]+, leaks [0-9]+$/)

@@ -22,6 +22,9 @@
  *	write (libc) <- wr_deep <- wr_mid <- lc_write <- main: one-byte
  *	writes to /dev/null, for samples taken in system call context
  *	(perf record -e syscalls:sys_enter_write -g)
+ *   libcall clock [ms]
+ *	clock_gettime (vDSO) <- clock_gettime (libc) <- lc_clock <- main:
+ *	the vDSO in the hot path (run-tests.sh's oracle-clock)
  *
  * The exact chains, with libc's frames down to _start, are in
  * run-tests.sh; check-codegen.sh checks the calls they rely on.  The
@@ -34,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -171,6 +175,21 @@ noipa long lc_write(long ms)
 	return acc;
 }
 
+noipa long lc_clock(long ms)
+{
+	struct timespec ts;
+	long acc = 0;
+	int i;
+
+	timer_start(ms);
+	while (!timer_expired())
+		for (i = 0; i < 64; i++) {
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			acc += ts.tv_nsec;
+		}
+	return acc;
+}
+
 int main(int argc, char **argv)
 {
 	long ms = parse_ms(argc > 2 ? argv[2] : NULL, DEFAULT_MS);
@@ -189,8 +208,10 @@ int main(int argc, char **argv)
 		r = lc_dlsym(ms);
 	else if (!strcmp(m, "write"))
 		r = lc_write(ms);
+	else if (!strcmp(m, "clock"))
+		r = lc_clock(ms);
 	else {
-		fprintf(stderr, "usage: libcall memcpy|strlen|malloc|qsort|dlsym|write [ms]\n");
+		fprintf(stderr, "usage: libcall memcpy|strlen|malloc|qsort|dlsym|write|clock [ms]\n");
 		return 2;
 	}
 	NOTAIL(r);

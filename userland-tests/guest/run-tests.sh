@@ -50,6 +50,13 @@
 # (.sframe only, no tables from .eh_frame); control-v3-off-truncates and
 # control-v2-off-truncates: the v3 and v2 tests at 0.
 #
+# Then the oracle tests (oracle-NAME, oracle.c): seven programs run under a
+# perf event of the oracle's own whose samples carry the kernel's chain
+# and a copy of the registers and stack it started from; libdw unwinds
+# the copy, and every sample's two chains must agree, frame by frame.
+# They add "# oracle ARCH: N samples, A agree, D differ, U undecidable";
+# control-oracle-stock-differs checks that the stock walk differs.
+#
 # Environment: PERF (perf binary), TMPDIR (default /tmp).  For host-side
 # validation only: SFT_DWARF=1 records with --call-graph dwarf and
 # compares chain prefixes (checks the expectations against perf's DWARF
@@ -968,12 +975,44 @@ has_kind() {
 	return 1
 }
 
+# The programs of the oracle-* tests (oracle_run).
+ORACLE_PROGS="dso threads cxx libcall clock perl lua"
+PERL_SORT='$p = "x" x 256; @a = map { $p . (($_ * 7919) % 100000) } 0..99999; for (1..3) { $n = () = sort @a }'
+
+# oracle_run NAME: the program of oracle-NAME under the oracle
+oracle_run() {
+	case $1 in
+	dso) set -- dso "$T/dso" callback "$MS" ;;
+	threads) set -- threads "$T/threads" "$MS" ;;
+	cxx) set -- cxx "$T/cxx" sort "$MS" ;;
+	libcall) set -- libcall "$T/libcall" qsort "$MS" ;;
+	clock) set -- clock "$T/libcall" clock "$MS" ;;
+	perl) set -- perl /usr/bin/perl -e "$PERL_SORT" ;;
+	lua) set -- lua "$T/lua" "$T/nosframe.lua" 2 ;;
+	esac
+	_on=$1
+	shift
+	LD_BIND_NOW=1 "$T/oracle" -n "$_on" -- "$@"
+}
+
+# oracle_report LOG SUM: show the oracle's output, add its counts to SUM
+oracle_report() {
+	sed -e '/^#/!s/^/# /' "$1"
+	sed -n 's/^oracle [^:]*: \([0-9]*\) samples, \([0-9]*\) agree, \([0-9]*\) differ, \([0-9]*\) undecidable.*/\1 \2 \3 \4/p' "$1" >>"$2"
+}
+
 t() { t_count "$@"; }
 all_tests
 for _c in $CONTROLS; do
 	has_kind "${_c%%:*}" && COUNT=$((COUNT + 1))
 done
 selected nosframe-complete && [ -x "$T/nosframe.sh" ] && COUNT=$((COUNT + 1))
+if [ -x "$T/oracle" ] && [ -w "$SYSCTL" ]; then
+	for _o in $ORACLE_PROGS; do
+		selected "oracle-$_o" && COUNT=$((COUNT + 1))
+	done
+	selected control-oracle-stock-differs && COUNT=$((COUNT + 1))
+fi
 selected tables-shared && [ -x "$T/tables.sh" ] && [ -x "$T/big" ] && COUNT=$((COUNT + 1))
 selected tables-1000 && [ -x "$T/big" ] && COUNT=$((COUNT + 1))
 selected tables-off-reads-nothing && [ -x "$T/big" ] && [ -w "$SYSCTL" ] &&
@@ -1087,6 +1126,46 @@ if selected nosframe-complete && [ -x "$T/nosframe.sh" ]; then
 	else
 		not_ok nosframe-complete
 	fi
+fi
+
+# The per-sample oracle (oracle.c): each sample's chain from the kernel
+# against libdw's unwinding of the same sample's copy of the stack, for
+# SFrame-built programs and Debian's own perl, at kernel.sframe_unwind=2.
+# oracle-NAME fails if a sample differs.  With LD_BIND_NOW=1: the lazy
+# binding trampoline of ld.so (_dl_runtime_resolve_*) keeps its CFA in a
+# register, which no table can describe (README, "Limits").
+# control-oracle-stock-differs: the stock walk (0) must differ.
+if [ -x "$T/oracle" ] && [ -w "$SYSCTL" ]; then
+	_l=$(cat "$SYSCTL")
+	ORACLE_SUM=$TMPDIR/sft-oracle.sum
+	: >"$ORACLE_SUM"
+	echo 2 >"$SYSCTL"
+	for _o in $ORACLE_PROGS; do
+		selected "oracle-$_o" || continue
+		if oracle_run "$_o" >"$LOG" 2>&1; then
+			ok "oracle-$_o"
+		else
+			not_ok "oracle-$_o"
+		fi
+		oracle_report "$LOG" "$ORACLE_SUM"
+	done
+	if selected control-oracle-stock-differs; then
+		echo 0 >"$SYSCTL"
+		oracle_run dso >"$LOG" 2>&1
+		_st=$?
+		grep -v '^#' "$LOG" | sed 's/^/# stock walk: /'
+		if [ $_st = 1 ] && grep -q '^oracle dso: [0-9]* samples, [0-9]* agree, [1-9][0-9]* differ' "$LOG"; then
+			ok control-oracle-stock-differs
+		else
+			not_ok control-oracle-stock-differs
+		fi
+	fi
+	echo "$_l" >"$SYSCTL"
+	if [ -s "$ORACLE_SUM" ]; then
+		awk -v arch="$ARCH" '{ n += $1; a += $2; d += $3; u += $4 }
+			END { printf "# oracle %s: %d samples, %d agree, %d differ, %d undecidable\n", arch, n, a, d, u }' "$ORACLE_SUM"
+	fi
+	rm -f "$ORACLE_SUM"
 fi
 
 rm -f "$DATA" "$DATA.old" "$TXT" "$LOG"
