@@ -3,7 +3,8 @@
 DEPS_COMMON=(linux-source-6.1 quilt ccache build-essential flex bison bc
 	libelf-dev libssl-dev cpio kmod rsync xz-utils gzip file python3 binutils-dev)
 # libc6-dbg: libc's symbols for perf in the guest (see mk-initramfs.sh)
-DEPS_X86_64=(qemu-system-x86 busybox-static linux-perf libc6-dbg)
+# lzip: a C++ program of Debian's for the guest's stock-lzip test
+DEPS_X86_64=(qemu-system-x86 busybox-static linux-perf libc6-dbg lzip)
 # (g++: the C++ test program, userland-tests/cxx.cc; x86_64's g++ comes
 # with build-essential)
 DEPS_ARM64=(qemu-system-arm gcc-aarch64-linux-gnu g++-aarch64-linux-gnu

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Fetch Debian's arm64 linux-perf, busybox-static, libc6-dbg, cpp-12
-# (its cc1, for make bench) and perl-base (its perl, for make demo), and
+# (its cc1, for make bench), perl-base (its perl, for make demo), lzip,
+# xz-utils and coreutils (programs of the guest's stock-* tests), and
 # every package they depend on, with a
 # private apt configuration, and unpack them into build/arm64/sysroot.
 # Prints the sysroot path on stdout.
@@ -10,7 +11,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-PKGS=(linux-perf busybox-static libc6-dbg cpp-12 perl-base)
+PKGS=(linux-perf busybox-static libc6-dbg cpp-12 perl-base lzip xz-utils coreutils)
 DEB_CACHE=${DEB_CACHE:-/var/cache/sframe-debs/arm64}
 SYSROOT=$BUILD/arm64/sysroot
 STAMP=$SYSROOT/.packages

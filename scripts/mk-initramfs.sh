@@ -119,6 +119,17 @@ fi
 # the distribution without .sframe, whose functions perf can name (its
 # dynamic symbols), with a hot path in libc.  Its libraries: below.
 install -m 0755 "${SYSROOT%/}/usr/bin/perl" "$ROOT/usr/bin/perl"
+# More of Debian's programs, unmodified, for run-tests.sh's stock-* tests
+# (lzip: C++; xz: threads; sort: libc through the PLT in its inner loop),
+# in /tests/debian, away from busybox's applets of the same names (their
+# libraries: below, with the test programs').
+mkdir -p "$ROOT/tests/debian"
+for p in lzip xz sort; do
+	f=${SYSROOT%/}/usr/bin/$p
+	[ "$p" = lzip ] && [ -e "$f.lzip" ] && f=$f.lzip	# an alternative
+	[ -f "$f" ] || die "no $f (x86_64: apt-get install lzip; arm64: fetch-arm64-debs.sh)"
+	install -m 0755 "$f" "$ROOT/tests/debian/$p"
+done
 # BENCH=1: Debian's own cc1 (cpp-12; for arm64 in the packages of
 # fetch-arm64-debs.sh), a real program without .sframe that bench.sh runs
 # again and again under perf record -a -g (its libraries: below)

@@ -25,6 +25,12 @@
  *   libcall clock [ms]
  *	clock_gettime (vDSO) <- clock_gettime (libc) <- lc_clock <- main:
  *	the vDSO in the hot path (run-tests.sh's oracle-clock)
+ *   libcall signal [ms]
+ *	sig_hot <- sig_handler <- the signal trampoline (libc's __restore_rt
+ *	on x86-64, the vDSO's __kernel_rt_sigreturn on arm64) <- lc_signal
+ *	<- main: the hot code runs in a SIGPROF handler, and the chain goes
+ *	on through the signal frame to the code the signal interrupted, a
+ *	loop in lc_signal without calls
  *
  * The exact chains, with libc's frames down to _start, are in
  * run-tests.sh; check-codegen.sh checks the calls they rely on.  The
@@ -34,9 +40,11 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -190,6 +198,59 @@ noipa long lc_clock(long ms)
 	return acc;
 }
 
+/*
+ * signal: ITIMER_PROF sends SIGPROF every millisecond of CPU time (every
+ * tick: a signal that comes while the handler runs waits for it to
+ * return); the handler spins, and stops the timer once the budget is
+ * used.  A signal
+ * that was pending when it did finds sig_done set and returns at once.
+ */
+DEFINE_HOT(sig_hot)
+static volatile sig_atomic_t sig_done;
+
+noipa void sig_handler(int sig)
+{
+	static const struct itimerval off;
+	unsigned long h;
+	int i;
+
+	if (sig_done)
+		return;
+	/* long enough to be where most samples land */
+	for (i = 0; i < 32; i++) {
+		h = sig_hot(SPIN);
+		NOTAIL(h);
+	}
+	if (timer_expired()) {
+		setitimer(ITIMER_PROF, &off, NULL);
+		sig_done = 1;
+	}
+}
+
+noipa long lc_signal(long ms)
+{
+	struct itimerval it = {
+		.it_interval = { .tv_usec = 1000 },
+		.it_value = { .tv_usec = 1000 },
+	};
+	struct sigaction sa = {
+		.sa_handler = sig_handler,
+		.sa_flags = SA_RESTART,
+	};
+	long acc = 0;
+
+	if (sigaction(SIGPROF, &sa, NULL)) {
+		perror("libcall: sigaction");
+		exit(1);
+	}
+	timer_start(ms);
+	setitimer(ITIMER_PROF, &it, NULL);
+	/* what the signals interrupt: a loop without calls */
+	while (!sig_done)
+		acc++;
+	return acc;
+}
+
 int main(int argc, char **argv)
 {
 	long ms = parse_ms(argc > 2 ? argv[2] : NULL, DEFAULT_MS);
@@ -210,8 +271,10 @@ int main(int argc, char **argv)
 		r = lc_write(ms);
 	else if (!strcmp(m, "clock"))
 		r = lc_clock(ms);
+	else if (!strcmp(m, "signal"))
+		r = lc_signal(ms);
 	else {
-		fprintf(stderr, "usage: libcall memcpy|strlen|malloc|qsort|dlsym|write|clock [ms]\n");
+		fprintf(stderr, "usage: libcall memcpy|strlen|malloc|qsort|dlsym|write|clock|signal [ms]\n");
 		return 2;
 	}
 	NOTAIL(r);

@@ -3,7 +3,7 @@
  * oracle: check the kernel's user callchain of each sample against an
  * independent unwinder's chain of the same sample.
  *
- *   oracle [-F HZ] [-v N] [-u N] [-n NAME] -- PROG ARGS...
+ *   oracle [-F HZ] [-v N] [-u N] [-n NAME] [-s] [-o FILE] -- PROG ARGS...
  *
  * Runs PROG (and every thread and child it makes) under a cpu-clock:u
  * perf event of its own that asks, in each sample, for the kernel's user
@@ -31,7 +31,22 @@
  *   oracle NAME: N samples, A agree, D differ, U undecidable (C copy ends, L libdw stops)
  *
  * and exits 1 when a sample differs or none was taken, 2 on an error.
- * NAME defaults to PROG's base name.
+ * NAME defaults to PROG's base name; -o FILE: PROG's standard output.
+ *
+ * With -s, also checks each kernel chain on its own, as a profile of an
+ * unmodified program should be, and prints
+ *
+ *   stock NAME: N samples, C complete, W wrong
+ *
+ * complete: the chain ends at an outermost frame (one whose CFI leaves
+ * the return address undefined, as glibc's _start and clone3 do, or
+ * named _start, ld.so's _dl_start_user or a thread's clone3 or
+ * thread_start), or fills perf_event_max_stack; wrong: it differs from libdw's, or one of its
+ * callers is not a return address (the instruction before it is not a
+ * call; the signal trampoline, reached by a return the kernel set up,
+ * and the interrupted frame after it are exempt).  A chain the kernel
+ * ends where libdw goes on is incomplete, not wrong.  It exits 1 then
+ * when a sample is wrong or none was taken.
  *
  * Only the part of libdw's chain that it found with call frame
  * information counts: it is cut after the first frame whose address has
@@ -65,6 +80,7 @@
 #include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
@@ -147,6 +163,7 @@ static size_t nr_events, max_events;
 static uint64_t lost;
 static int max_stack = 127;
 static char vdso_file[64];
+static const char *child_out;		/* -o: PROG's standard output */
 
 static void *xmalloc(size_t n)
 {
@@ -367,6 +384,23 @@ static int record(char **argv, int hz)
 		close(go[1]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
+		/*
+		 * Below the oracle, which must drain its buffers while the
+		 * threads of PROG keep every CPU busy (samples are lost
+		 * otherwise).
+		 */
+		if (setpriority(PRIO_PROCESS, 0, 10))
+			perror("oracle: setpriority");
+		if (child_out) {
+			int fd = open(child_out, O_WRONLY | O_CREAT | O_TRUNC,
+				      0600);
+
+			if (fd < 0 || dup2(fd, 1) < 0) {
+				perror(child_out);
+				_exit(127);
+			}
+			close(fd);
+		}
 		execvp(argv[0], argv);
 		fprintf(stderr, "oracle: %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -699,10 +733,153 @@ static void print_chains(const struct proc *p, const struct sample *s,
 }
 
 /*
+ * The code bytes of the process at @a - @len .. @a - 1, from the file (or
+ * vDSO image) mapped there; false where there is none.
+ */
+static bool code_before(Dwfl *dwfl, uint64_t a, unsigned char *buf,
+			size_t len)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, a - 1);
+	Dwarf_Addr off = a - len, bias;
+	Elf_Scn *scn;
+	Elf_Data *d;
+
+	if (!mod)
+		return false;
+	scn = dwfl_module_address_section(mod, &off, &bias);
+	if (!scn)
+		return false;
+	d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf || off + len > d->d_size)
+		return false;
+	memcpy(buf, (const unsigned char *)d->d_buf + off, len);
+	return true;
+}
+
+#if defined(__x86_64__)
+/* Length of a call through ModRM (ff /2) that starts with @p, or 0. */
+static size_t x86_call_len(const unsigned char *p, const unsigned char *end)
+{
+	size_t n = 0;
+	unsigned int mod, rm;
+
+	if (p < end && (*p & 0xf0) == 0x40)	/* REX */
+		n++;
+	if (p + n + 2 > end || p[n] != 0xff || ((p[n + 1] >> 3) & 7) != 2)
+		return 0;
+	mod = p[n + 1] >> 6;
+	rm = p[n + 1] & 7;
+	n += 2;
+	if (mod == 3)
+		return n;
+	if (rm == 4) {				/* SIB */
+		if (p + n >= end)
+			return 0;
+		if (mod == 0 && (p[n] & 7) == 5)
+			n += 4;
+		n++;
+	}
+	if (mod == 1)
+		n += 1;
+	else if (mod == 2 || (mod == 0 && rm == 5))
+		n += 4;
+	return n;
+}
+
+/* Does a call instruction end at @a? */
+static bool after_call(Dwfl *dwfl, uint64_t a)
+{
+	unsigned char b[8];
+	size_t k;
+
+	for (k = 8; k >= 2; k--) {
+		if (!code_before(dwfl, a, b + 8 - k, k))
+			continue;
+		if (k == 5 && b[3] == 0xe8)
+			return true;
+		if (x86_call_len(b + 8 - k, b + 8) == k)
+			return true;
+	}
+	return false;
+}
+
+/* glibc's and musl's __restore_rt: mov $15, %rax; syscall */
+static const unsigned char sigreturn_code[] = {
+	0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05,
+};
+#else
+static bool after_call(Dwfl *dwfl, uint64_t a)
+{
+	unsigned char b[4];
+	uint32_t insn;
+
+	if (!code_before(dwfl, a, b, 4))
+		return false;
+	insn = b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
+	return (insn & 0xfc000000) == 0x94000000 ||	/* bl */
+	       (insn & 0xfffffc1f) == 0xd63f0000 ||	/* blr */
+	       (insn & 0xfefff800) == 0xd63f0800;	/* blraa, blrab... */
+}
+
+/* the vDSO's __kernel_rt_sigreturn: mov x8, #139; svc #0 */
+static const unsigned char sigreturn_code[] = {
+	0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4,
+};
+#endif
+
+/* Is @a the start of a signal trampoline? */
+static bool sigtramp(Dwfl *dwfl, uint64_t a)
+{
+	unsigned char b[sizeof(sigreturn_code)];
+
+	return code_before(dwfl, a + sizeof(b), b, sizeof(b)) &&
+	       !memcmp(b, sigreturn_code, sizeof(b));
+}
+
+static const char *const outermost[] = {
+	"_start", "_dl_start_user", "clone3", "__clone3", "__GI___clone3",
+	"thread_start", "clone", "__clone", "__GI___clone",
+};
+
+/*
+ * Is the frame at @pc (@i: its depth) an outermost one by its CFI (the
+ * return address rule "undefined", as in glibc's _start and clone3)?
+ * Stripped programs have no name for their _start.
+ */
+static bool outermost_cfi(Dwfl *dwfl, uint64_t pc, int i)
+{
+	uint64_t a = i ? pc - 1 : pc;
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, a);
+	Dwarf_Op ops_mem[3], *ops;
+	Dwarf_Frame *frame;
+	Dwarf_CFI *cfi;
+	Dwarf_Addr bias;
+	size_t nops;
+	bool undef;
+	int k, ra;
+
+	for (k = 0; mod && k < 2; k++) {
+		cfi = k ? dwfl_module_dwarf_cfi(mod, &bias) :
+			  dwfl_module_eh_cfi(mod, &bias);
+		if (!cfi || dwarf_cfi_addrframe(cfi, a - bias, &frame))
+			continue;
+		ra = dwarf_frame_info(frame, NULL, NULL, NULL);
+		/* "undefined": no operation, at ops_mem (libdw.h) */
+		undef = ra >= 0 &&
+			!dwarf_frame_register(frame, ra, ops_mem, &ops, &nops) &&
+			ops == ops_mem && !nops;
+		free(frame);
+		return undef;
+	}
+	return false;
+}
+
+/*
  * Has the frame at @pc (@i: its depth) call frame information that libdw
  * follows: a CFA rule of a register and an offset?  Where there is none,
  * libdw carries on by heuristics (frame pointers); where the CFA is a
- * DWARF expression (ld's x86-64 PLT rule), libdw 0.188 ends the chain.
+ * DWARF expression (ld's x86-64 PLT rule), libdw 0.188 ends the chain;
+ * but it evaluates the one of glibc's signal trampoline.
  */
 static bool plain_cfi(Dwfl *dwfl, uint64_t pc, int i)
 {
@@ -721,17 +898,80 @@ static bool plain_cfi(Dwfl *dwfl, uint64_t pc, int i)
 			  dwfl_module_eh_cfi(mod, &bias);
 		if (!cfi || dwarf_cfi_addrframe(cfi, a - bias, &frame))
 			continue;
-		plain = !dwarf_frame_cfa(frame, &ops, &nops) && nops == 1;
+		/* libdw follows a signal trampoline's CFA expression */
+		plain = (!dwarf_frame_cfa(frame, &ops, &nops) && nops == 1) ||
+			(i && sigtramp(dwfl, pc));
 		free(frame);
 		return plain;
 	}
 	return false;
 }
 
+#define STOPS "the kernel stops"
+
+static int verbose_u;
+
+static bool stock_mode;
+static unsigned long stock_complete, stock_wrong, stock_full;
+static int stock_shown;
+
+/* -s: is the kernel's chain of @s complete, and are its callers right? */
+static void stock_check(const struct proc *p, const struct sample *s,
+			const char *differ, int verbose)
+{
+	const char *last = s->nr ? sym(p->dwfl, s->chain[s->nr - 1],
+				       s->nr > 1) : "";
+	const char *why = NULL;
+	static int shown_incomplete;
+	size_t i;
+	int at = 0;
+
+	/*
+	 * A chain the kernel ends early (where libdw goes on) is incomplete,
+	 * not wrong: every frame it has is right.
+	 */
+	if (differ && strcmp(differ, STOPS))
+		why = differ;
+	for (i = 1; !why && i < s->nr; i++) {
+		if (sigtramp(p->dwfl, s->chain[i])) {
+			i++;	/* the interrupted frame: an exact PC */
+			continue;
+		}
+		if (!after_call(p->dwfl, s->chain[i])) {
+			why = "a caller does not follow a call";
+			at = (int)i;
+		}
+	}
+	if (why) {
+		stock_wrong++;
+		if (stock_shown++ < verbose)
+			print_chains(p, s, at, why);
+		return;
+	}
+	if ((int)s->nr >= max_stack) {
+		stock_full++;
+		stock_complete++;
+		return;
+	}
+	if (s->nr && outermost_cfi(p->dwfl, s->chain[s->nr - 1],
+				   (int)s->nr - 1)) {
+		stock_complete++;
+		return;
+	}
+	for (i = 0; i < sizeof(outermost) / sizeof(outermost[0]); i++)
+		if (!strcmp(last, outermost[i])) {
+			stock_complete++;
+			return;
+		}
+	if (shown_incomplete++ < verbose_u)
+		print_chains(p, s, (int)s->nr - 1, "undecidable, stock: incomplete");
+}
+
 enum verdict { AGREE, DIFFER, COPY_ENDS, LIBDW_STOPS, NOT_UNWOUND };
 
+static const char *differ_why;	/* why check() said DIFFER */
+
 static unsigned long lr_added;
-static int verbose_u;
 
 /* Show the first -u undecidable samples. */
 static enum verdict undecidable(const struct proc *p, const struct sample *s,
@@ -788,10 +1028,14 @@ static enum verdict check(struct proc *p, struct sample *s, int *shown,
 #endif
 	/*
 	 * Only what libdw found with call frame information counts: its
-	 * chain is cut after the first frame that has none it can follow.
+	 * chain is cut after the first frame that has none it can follow,
+	 * or whose caller it found is not even a code address (a register
+	 * the CFI left undescribed, e.g. x29 above arm64's lazy binding
+	 * trampoline).
 	 */
 	for (i = 0; i < dw_nr - 1; i++)
-		if (!plain_cfi(p->dwfl, dw_chain[i], i)) {
+		if (!plain_cfi(p->dwfl, dw_chain[i], i) ||
+		    !code_address(p, dw_chain[i + 1])) {
 			dw_nr = i + 1;
 			heuristic = true;
 			break;
@@ -815,8 +1059,9 @@ static enum verdict check(struct proc *p, struct sample *s, int *shown,
 	if (!why) {
 		if ((int)s->nr >= max_stack)
 			return AGREE;
-		why = "the kernel stops";
+		why = STOPS;
 	}
+	differ_why = why;
 	if ((*shown)++ < verbose)
 		print_chains(p, s, i, why);
 	return DIFFER;
@@ -830,7 +1075,7 @@ int main(int argc, char **argv)
 	size_t e;
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "+F:v:u:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "+F:v:u:n:so:")) != -1) {
 		switch (opt) {
 		case 'F':
 			hz = atoi(optarg);
@@ -843,6 +1088,12 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			name = optarg;
+			break;
+		case 's':
+			stock_mode = true;
+			break;
+		case 'o':
+			child_out = optarg;
 			break;
 		default:
 			goto usage;
@@ -899,6 +1150,9 @@ int main(int argc, char **argv)
 			}
 			samples++;
 			v = check(p, ev->s, &shown, verbose);
+			if (stock_mode)
+				stock_check(p, ev->s, v == DIFFER ? differ_why : NULL,
+					    verbose);
 			agree += v == AGREE;
 			differ += v == DIFFER;
 			copy += v == COPY_ENDS;
@@ -916,8 +1170,17 @@ int main(int argc, char **argv)
 		       name, lr_added);
 	printf("oracle %s: %lu samples, %lu agree, %lu differ, %lu undecidable (%lu copy ends, %lu libdw stops)\n",
 	       name, samples, agree, differ, copy + stops, copy, stops);
+	if (stock_mode) {
+		if (stock_full)
+			printf("# stock %s: %lu chains fill perf_event_max_stack (%d)\n",
+			       name, stock_full, max_stack);
+		printf("stock %s: %lu samples, %lu complete, %lu wrong\n",
+		       name, samples, stock_complete, stock_wrong);
+	}
+	if (stock_mode)
+		return stock_wrong || !samples ? 1 : 0;
 	return differ || !samples ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: oracle [-F HZ] [-v N] [-u N] [-n NAME] -- PROG ARGS...\n");
+	fprintf(stderr, "usage: oracle [-F HZ] [-v N] [-u N] [-n NAME] [-s] [-o FILE] -- PROG ARGS...\n");
 	return 2;
 }

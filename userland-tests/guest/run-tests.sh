@@ -50,12 +50,17 @@
 # (.sframe only, no tables from .eh_frame); control-v3-off-truncates and
 # control-v2-off-truncates: the v3 and v2 tests at 0.
 #
-# Then the oracle tests (oracle-NAME, oracle.c): seven programs run under a
+# Then the oracle tests (oracle-NAME, oracle.c): five programs run under a
 # perf event of the oracle's own whose samples carry the kernel's chain
 # and a copy of the registers and stack it started from; libdw unwinds
 # the copy, and every sample's two chains must agree, frame by frame.
-# They add "# oracle ARCH: N samples, A agree, D differ, U undecidable";
-# control-oracle-stock-differs checks that the stock walk differs.
+# The stock tests (stock-NAME) do the same with Debian's own programs
+# and two of ours (the vDSO, a signal handler), and also check each
+# chain alone: it must end at an outermost frame, and every caller must
+# follow a call instruction.  They add "# oracle ARCH: N samples, A
+# agree, D differ, U undecidable" and "# stock ARCH: N samples, C
+# complete, W wrong"; control-oracle-stock-differs checks that the stock
+# walk differs.
 #
 # Environment: PERF (perf binary), TMPDIR (default /tmp).  For host-side
 # validation only: SFT_DWARF=1 records with --call-graph dwarf and
@@ -457,6 +462,12 @@ else
 fi
 # write(): perf names the code after the local alias of libc6-dbg's symbols
 LC_WRITE=__GI___libc_write
+# the signal trampoline: libc's on x86-64, the vDSO's on arm64
+if [ "$ARCH" = arm64 ]; then
+	LC_SIGTRAMP=__kernel_rt_sigreturn
+else
+	LC_SIGTRAMP=__restore_rt
+fi
 LC_QSORT=msort_with_tmp.part.0,__GI___qsort_r
 # dlsym (libc) runs the lookup under _dlerror_run/_dl_catch_error, and
 # do_sym calls ld.so's _dl_lookup_symbol_x through GLRO.
@@ -692,6 +703,12 @@ all_tests() {
 	# name); one such sample in 518 failed a run on a fresh machine.
 	t eh eh-ldso-dlsym "do_lookup_x,$LC_DLSYM,lc_dlsym,main,$LIBC_MAIN_FULL;!_dl_start|_dl_start_user" \
 		env LD_BIND_NOW=1 "$T/libcall" dlsym $((MS * 4))
+
+	# Hot code in a signal handler: the chain goes on through the
+	# signal trampoline and the signal frame the kernel wrote to the
+	# loop the signals interrupt (libcall.c), then to _start.
+	t eh eh-signal-handler "sig_hot,sig_handler,$LC_SIGTRAMP,lc_signal,main,$LIBC_MAIN_FULL" \
+		"$T/libcall" signal $MS
 
 	# Other consumers of user stacks: a sample taken in system call
 	# context (the write system call's tracepoint, as perf trace and
@@ -975,9 +992,16 @@ has_kind() {
 	return 1
 }
 
-# The programs of the oracle-* tests (oracle_run).
-ORACLE_PROGS="dso threads cxx libcall clock perl lua"
+# The programs of the oracle-* tests (oracle_run) and of the stock-*
+# tests (stock_run): Debian's perl (an interpreter), lzip (C++), xz with
+# two threads, coreutils' sort (memcmp through the PLT in its inner
+# loop), and libcall's clock (the vDSO's clock_gettime in the hot path)
+# and signal (the hot code in a signal handler).
+ORACLE_PROGS="dso threads cxx libcall lua"
+STOCK_PROGS="perl lzip xz sort clock signal"
 PERL_SORT='$p = "x" x 256; @a = map { $p . (($_ * 7919) % 100000) } 0..99999; for (1..3) { $n = () = sort @a }'
+# at least 995 of every 1000 samples of a stock program complete
+STOCK_PERMILLE=995
 
 # oracle_run NAME: the program of oracle-NAME under the oracle
 oracle_run() {
@@ -986,13 +1010,39 @@ oracle_run() {
 	threads) set -- threads "$T/threads" "$MS" ;;
 	cxx) set -- cxx "$T/cxx" sort "$MS" ;;
 	libcall) set -- libcall "$T/libcall" qsort "$MS" ;;
-	clock) set -- clock "$T/libcall" clock "$MS" ;;
-	perl) set -- perl /usr/bin/perl -e "$PERL_SORT" ;;
 	lua) set -- lua "$T/lua" "$T/nosframe.lua" 2 ;;
 	esac
 	_on=$1
 	shift
 	LD_BIND_NOW=1 "$T/oracle" -n "$_on" -- "$@"
+}
+
+# stock_input: the input of lzip, xz and sort, made once: 2.6 MB of lines
+# that compress and sort with some work
+stock_input() {
+	[ -s "$TMPDIR/sft-stock.txt" ] && return 0
+	awk 'BEGIN { for (i = 0; i < 60000; i++)
+		printf "%d line %d of the input, %x\n", (i * 7919) % 100003, i % 977, i * 31 }' \
+		>"$TMPDIR/sft-stock.txt"
+}
+
+# stock_run NAME: the program of stock-NAME under the oracle (-s).  With
+# LD_BIND_NOW=1, as the oracle-* tests: the first call of each function
+# through the PLT otherwise runs ld.so's lazy binding trampoline, which
+# no table describes (README, "Limits"; one sample per program run).
+stock_run() {
+	_in=$TMPDIR/sft-stock.txt
+	case $1 in
+	perl) set -- perl /usr/bin/perl -e "$PERL_SORT" ;;
+	lzip) set -- lzip "$T/debian/lzip" -6 -c "$_in" ;;
+	xz) set -- xz "$T/debian/xz" -T2 --block-size=512KiB -6 -c "$_in" ;;
+	sort) set -- sort "$T/debian/sort" -o /dev/null "$_in" "$_in" ;;
+	clock) set -- clock "$T/libcall" clock "$MS" ;;
+	signal) set -- signal "$T/libcall" signal "$MS" ;;
+	esac
+	_on=$1
+	shift
+	LD_BIND_NOW=1 "$T/oracle" -s -u 3 -o /dev/null -n "$_on" -- "$@"
 }
 
 # oracle_report LOG SUM: show the oracle's output, add its counts to SUM
@@ -1010,6 +1060,9 @@ selected nosframe-complete && [ -x "$T/nosframe.sh" ] && COUNT=$((COUNT + 1))
 if [ -x "$T/oracle" ] && [ -w "$SYSCTL" ]; then
 	for _o in $ORACLE_PROGS; do
 		selected "oracle-$_o" && COUNT=$((COUNT + 1))
+	done
+	for _o in $STOCK_PROGS; do
+		selected "stock-$_o" && COUNT=$((COUNT + 1))
 	done
 	selected control-oracle-stock-differs && COUNT=$((COUNT + 1))
 fi
@@ -1149,6 +1202,25 @@ if [ -x "$T/oracle" ] && [ -w "$SYSCTL" ]; then
 		fi
 		oracle_report "$LOG" "$ORACLE_SUM"
 	done
+	STOCK_SUM=$TMPDIR/sft-stock.sum
+	: >"$STOCK_SUM"
+	for _o in $STOCK_PROGS; do
+		selected "stock-$_o" || continue
+		stock_input
+		stock_run "$_o" >"$LOG" 2>&1
+		_st=$?
+		oracle_report "$LOG" "$ORACLE_SUM"
+		_c=$(sed -n 's/^stock [^:]*: \([0-9]*\) samples, \([0-9]*\) complete, \([0-9]*\) wrong$/\1 \2 \3/p' "$LOG")
+		echo "$_c" >>"$STOCK_SUM"
+		# pass: no sample wrong or differing, enough complete
+		if [ $_st = 0 ] && [ -n "$_c" ] &&
+		   echo "$_c" | awk -v p=$STOCK_PERMILLE '{ exit !($1 > 0 && $2 * 1000 >= $1 * p) }'; then
+			ok "stock-$_o"
+		else
+			echo "# stock-$_o: needs no wrong chain and $STOCK_PERMILLE/1000 complete"
+			not_ok "stock-$_o"
+		fi
+	done
 	if selected control-oracle-stock-differs; then
 		echo 0 >"$SYSCTL"
 		oracle_run dso >"$LOG" 2>&1
@@ -1165,7 +1237,11 @@ if [ -x "$T/oracle" ] && [ -w "$SYSCTL" ]; then
 		awk -v arch="$ARCH" '{ n += $1; a += $2; d += $3; u += $4 }
 			END { printf "# oracle %s: %d samples, %d agree, %d differ, %d undecidable\n", arch, n, a, d, u }' "$ORACLE_SUM"
 	fi
-	rm -f "$ORACLE_SUM"
+	if [ -s "$STOCK_SUM" ]; then
+		awk -v arch="$ARCH" '{ n += $1; c += $2; w += $3 }
+			END { printf "# stock %s: %d samples, %d complete, %d wrong\n", arch, n, c, w }' "$STOCK_SUM"
+	fi
+	rm -f "$ORACLE_SUM" "$STOCK_SUM" "$TMPDIR/sft-stock.txt"
 fi
 
 rm -f "$DATA" "$DATA.old" "$TXT" "$LOG"

@@ -514,10 +514,11 @@ f=$OUT/libcall
 check "libcall: PT_GNU_SFRAME" has_sframe_phdr "$f"
 check "libcall: FDEs for all chain functions" covered "$f" \
 	lc_memcpy lc_strlen lc_malloc qs_hot qs_cmp lc_qsort lc_dlsym \
-	wr_deep wr_mid lc_write main
+	wr_deep wr_mid lc_write sig_hot sig_handler lc_signal main
 check "libcall: qs_hot is a leaf without a frame" frameless_leaf "$f" qs_hot
+check "libcall: sig_hot is a leaf without a frame" frameless_leaf "$f" sig_hot
 check "libcall: no tail calls" no_tail_calls "$f" lc_memcpy lc_strlen \
-	lc_malloc qs_cmp lc_qsort lc_dlsym wr_deep wr_mid lc_write
+	lc_malloc qs_cmp lc_qsort lc_dlsym wr_deep wr_mid lc_write sig_handler
 # The leaf or middle frame must be libc's: real calls through the PLT,
 # not inlined copies.
 check "libcall: lc_memcpy calls memcpy in libc" calls "$f" lc_memcpy 'memcpy@plt'
@@ -526,6 +527,7 @@ check "libcall: lc_malloc calls malloc in libc" calls "$f" lc_malloc 'malloc@plt
 check "libcall: lc_malloc calls free in libc" calls "$f" lc_malloc 'free@plt'
 check "libcall: lc_qsort calls qsort in libc" calls "$f" lc_qsort 'qsort@plt'
 check "libcall: qs_cmp calls qs_hot" calls "$f" qs_cmp qs_hot
+check "libcall: sig_handler calls sig_hot" calls "$f" sig_handler sig_hot
 check "libcall: lc_dlsym calls dlsym in libc" calls "$f" lc_dlsym 'dlsym@plt'
 check "libcall: wr_deep calls write in libc" calls "$f" wr_deep 'write@plt'
 check "libcall: wr_mid calls wr_deep" calls "$f" wr_mid wr_deep
