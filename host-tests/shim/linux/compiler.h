@@ -5,4 +5,5 @@
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #define noinline	__attribute__((__noinline__))
 #define __always_inline	inline __attribute__((__always_inline__))
+#define __aligned(x)	__attribute__((__aligned__(x)))
 #endif
