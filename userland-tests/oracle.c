@@ -199,13 +199,21 @@ static uint64_t perf_reg(const uint64_t *regs, int r)
 
 /* ---- recording ---------------------------------------------------------- */
 
+/*
+ * One PERF_RECORD_SAMPLE's body [@p, @end).  Every count and size is
+ * checked against @end before it is used: a record that does not hold
+ * what it says is dropped (and counted with the lost samples).
+ */
 static void take_sample(const unsigned char *p, const unsigned char *end)
 {
-	struct sample *s = xmalloc(sizeof(*s));
+	struct sample *s;
 	struct event *ev;
-	uint64_t nr, i, abi, size, time, n = 0;
-	const uint64_t *ips;
+	uint64_t nr, i, abi, size, time, n = 0, ip;
+	const unsigned char *ips;
 
+	if (end - p < 24)
+		goto bad;
+	s = xmalloc(sizeof(*s));
 	memcpy(&s->pid, p, 4);
 	memcpy(&s->tid, p + 4, 4);
 	p += 8;
@@ -213,13 +221,19 @@ static void take_sample(const unsigned char *p, const unsigned char *end)
 	p += 8;
 	memcpy(&nr, p, 8);
 	p += 8;
-	ips = (const uint64_t *)p;
+	if (nr > (uint64_t)(end - p) / 8 ||
+	    (uint64_t)(end - p) - nr * 8 < 8 + sizeof(s->regs) + 8) {
+		free(s);
+		goto bad;
+	}
+	ips = p;
 	p += nr * 8;
-	s->chain = xmalloc(nr * 8);
+	s->chain = xmalloc(nr ? nr * 8 : 8);
 	for (i = 0; i < nr; i++) {
-		if (ips[i] >= PERF_CONTEXT_MAX)
+		memcpy(&ip, ips + i * 8, 8);
+		if (ip >= PERF_CONTEXT_MAX)
 			continue;	/* PERF_CONTEXT_USER */
-		s->chain[n++] = ips[i];
+		s->chain[n++] = ip;
 	}
 	s->nr = n;
 	memcpy(&abi, p, 8);
@@ -235,7 +249,7 @@ static void take_sample(const unsigned char *p, const unsigned char *end)
 	p += 8;
 	s->dyn_size = 0;
 	s->stack = NULL;
-	if (size && p + size + 8 <= end) {
+	if (size && (uint64_t)(end - p) >= 8 && size <= (uint64_t)(end - p) - 8) {
 		memcpy(&s->dyn_size, p + size, 8);
 		if (s->dyn_size > size)
 			s->dyn_size = size;
@@ -246,6 +260,9 @@ static void take_sample(const unsigned char *p, const unsigned char *end)
 	ev->time = time;
 	ev->pid = s->pid;
 	ev->s = s;
+	return;
+bad:
+	lost++;
 }
 
 static void take_record(const struct perf_event_header *h)
