@@ -13,7 +13,7 @@
 #   the other consumers of user stacks ("# consumers ARCH: N passed, N
 #   failed") and of the oracle tests ("# oracle ARCH: N samples, A agree,
 #   D differ, U undecidable", "# stock ARCH: N samples, C complete, W
-#   wrong") and of
+#   wrong", "# jit ARCH: ...") and of
 #   make stress ("# stress ARCH: N seconds, S samples, splats K, leaks L")
 #   and of the tables-1000 test ("# tables ARCH: 1 process X bytes, 1000
 #   processes Y bytes (ratio R)") and of the hostile-sparse-sframe test
@@ -69,7 +69,7 @@ in_dmesg { next }
 		print substr(line, 3)
 	# the programs of Debian, sample by sample (the stock-* tests; not the
 	# per-program lines, which name the program)
-	if (in_tests && toplevel && line ~ /^# stock (x86_64|arm64): [0-9]+ samples, [0-9]+ complete, [0-9]+ wrong$/)
+	if (in_tests && toplevel && line ~ /^# (stock|jit) (x86_64|arm64): [0-9]+ samples, [0-9]+ complete, [0-9]+ wrong$/)
 		print substr(line, 3)
 	# the summary of make stress (stress.sh)
 	if (in_tests && toplevel && line ~ /^# stress [a-z0-9_]+: [0-9]+ seconds, [0-9]+ samples, splats [0-9]+, leaks [0-9]+$/)

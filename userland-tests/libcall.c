@@ -24,13 +24,17 @@
  *	(perf record -e syscalls:sys_enter_write -g)
  *   libcall clock [ms]
  *	clock_gettime (vDSO) <- clock_gettime (libc) <- lc_clock <- main:
- *	the vDSO in the hot path (run-tests.sh's oracle-clock)
+ *	the vDSO in the hot path (run-tests.sh's stock-clock)
  *   libcall signal [ms]
  *	sig_hot <- sig_handler <- the signal trampoline (libc's __restore_rt
  *	on x86-64, the vDSO's __kernel_rt_sigreturn on arm64) <- lc_signal
  *	<- main: the hot code runs in a SIGPROF handler, and the chain goes
  *	on through the signal frame to the code the signal interrupted, a
  *	loop in lc_signal without calls
+ *   libcall jit [ms]
+ *	a hot leaf in anonymous executable memory, as a JIT compiler makes
+ *	it (no file, no CFI, no table) <- lc_jit <- main: what the series
+ *	does not cover (run-tests.sh's uncovered-jit)
  *
  * The exact chains, with libc's frames down to _start, are in
  * run-tests.sh; check-codegen.sh checks the calls they rely on.  The
@@ -44,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -251,6 +256,64 @@ noipa long lc_signal(long ms)
 	return acc;
 }
 
+/*
+ * jit: count down from the argument, return the count; the same leaf on
+ * both arches, with a frame record as JIT compilers keep them.
+ */
+#if defined(__x86_64__)
+static const unsigned char jit_code[] = {
+	0x55,				/* push %rbp */
+	0x48, 0x89, 0xe5,		/* mov %rsp, %rbp */
+	0x48, 0x89, 0xf9,		/* mov %rdi, %rcx */
+	0x31, 0xc0,			/* xor %eax, %eax */
+	0x48, 0x83, 0xc0, 0x01,		/* 1: add $1, %rax */
+	0x48, 0x83, 0xe9, 0x01,		/* sub $1, %rcx */
+	0x75, 0xf6,			/* jnz 1b */
+	0x5d,				/* pop %rbp */
+	0xc3,				/* ret */
+};
+#else
+static const unsigned int jit_code[] = {
+	0xa9bf7bfd,			/* stp x29, x30, [sp, #-16]! */
+	0x910003fd,			/* mov x29, sp */
+	0xaa0003e1,			/* mov x1, x0 */
+	0xd2800000,			/* mov x0, #0 */
+	0x91000400,			/* 1: add x0, x0, #1 */
+	0xf1000421,			/* subs x1, x1, #1 */
+	0x54ffffc1,			/* b.ne 1b */
+	0xa8c17bfd,			/* ldp x29, x30, [sp], #16 */
+	0xd65f03c0,			/* ret */
+};
+#endif
+
+/* read at each call: no callee-saved register holds a code address */
+static unsigned long (*volatile jit_hot)(unsigned long);
+
+noipa long lc_jit(long ms)
+{
+	unsigned long acc = 0;
+	void *code;
+
+	code = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code == MAP_FAILED) {
+		perror("libcall: mmap");
+		exit(1);
+	}
+	memcpy(code, jit_code, sizeof(jit_code));
+	__builtin___clear_cache((char *)code, (char *)code + sizeof(jit_code));
+	if (mprotect(code, 4096, PROT_READ | PROT_EXEC)) {
+		perror("libcall: mprotect");
+		exit(1);
+	}
+	jit_hot = (unsigned long (*)(unsigned long))code;
+	timer_start(ms);
+	while (!timer_expired())
+		acc ^= jit_hot(SPIN) & 1;	/* small, like the other loops */
+	munmap((void *)jit_hot, 4096);
+	return acc;
+}
+
 int main(int argc, char **argv)
 {
 	long ms = parse_ms(argc > 2 ? argv[2] : NULL, DEFAULT_MS);
@@ -273,8 +336,10 @@ int main(int argc, char **argv)
 		r = lc_clock(ms);
 	else if (!strcmp(m, "signal"))
 		r = lc_signal(ms);
+	else if (!strcmp(m, "jit"))
+		r = lc_jit(ms);
 	else {
-		fprintf(stderr, "usage: libcall memcpy|strlen|malloc|qsort|dlsym|write|clock|signal [ms]\n");
+		fprintf(stderr, "usage: libcall memcpy|strlen|malloc|qsort|dlsym|write|clock|signal|jit [ms]\n");
 		return 2;
 	}
 	NOTAIL(r);

@@ -717,12 +717,28 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 	return DWARF_CB_OK;
 }
 
+/*
+ * The name of the function at @a (@i: its depth), else its object's base
+ * name and offset (stripped programs), else "?".
+ */
 static const char *sym(Dwfl *dwfl, uint64_t a, int i)
 {
 	Dwfl_Module *mod = dwfl ? dwfl_addrmodule(dwfl, i ? a - 1 : a) : NULL;
 	const char *s = mod ? dwfl_module_addrname(mod, i ? a - 1 : a) : NULL;
+	static char buf[96];
+	Dwarf_Addr start;
+	const char *name;
 
-	return s ? s : "?";
+	if (s)
+		return s;
+	name = mod ? dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL,
+				      NULL, NULL) : NULL;
+	if (!name)
+		return "?";
+	s = strrchr(name, '/');
+	snprintf(buf, sizeof(buf), "%s+%#llx", s ? s + 1 : name,
+		 (unsigned long long)(a - start));
+	return buf;
 }
 
 static void print_chains(const struct proc *p, const struct sample *s,

@@ -60,7 +60,8 @@
 # follow a call instruction.  They add "# oracle ARCH: N samples, A
 # agree, D differ, U undecidable" and "# stock ARCH: N samples, C
 # complete, W wrong"; control-oracle-stock-differs checks that the stock
-# walk differs.
+# walk differs.  jit-frame-pointer: a JIT leaf (libcall jit) the same
+# way, "# jit ARCH: N samples, C complete, W wrong".
 #
 # Environment: PERF (perf binary), TMPDIR (default /tmp).  For host-side
 # validation only: SFT_DWARF=1 records with --call-graph dwarf and
@@ -1039,6 +1040,7 @@ stock_run() {
 	sort) set -- sort "$T/debian/sort" -o /dev/null "$_in" "$_in" ;;
 	clock) set -- clock "$T/libcall" clock "$MS" ;;
 	signal) set -- signal "$T/libcall" signal "$MS" ;;
+	jit) set -- jit "$T/libcall" jit "$MS" ;;
 	esac
 	_on=$1
 	shift
@@ -1064,6 +1066,7 @@ if [ -x "$T/oracle" ] && [ -w "$SYSCTL" ]; then
 	for _o in $STOCK_PROGS; do
 		selected "stock-$_o" && COUNT=$((COUNT + 1))
 	done
+	selected jit-frame-pointer && COUNT=$((COUNT + 1))
 	selected control-oracle-stock-differs && COUNT=$((COUNT + 1))
 fi
 selected tables-shared && [ -x "$T/tables.sh" ] && [ -x "$T/big" ] && COUNT=$((COUNT + 1))
@@ -1221,6 +1224,24 @@ if [ -x "$T/oracle" ] && [ -w "$SYSCTL" ]; then
 			not_ok "stock-$_o"
 		fi
 	done
+	# JIT code (libcall jit: a leaf in anonymous memory that keeps a
+	# frame record, as JIT compilers do): walked by its frame pointer
+	# up to the program's code, then with the tables (x86_64), or the
+	# stock walk (arm64, and the frame records of Debian's code).
+	if selected jit-frame-pointer; then
+		stock_run jit >"$LOG" 2>&1
+		_st=$?
+		sed -e '/^#/!s/^/# /' "$LOG"
+		_c=$(sed -n 's/^stock [^:]*: \([0-9]*\) samples, \([0-9]*\) complete, \([0-9]*\) wrong$/\1 \2 \3/p' "$LOG")
+		[ -n "$_c" ] && echo "$_c" | awk -v arch="$ARCH" '{ printf "# jit %s: %d samples, %d complete, %d wrong\n", arch, $1, $2, $3 }'
+		if [ $_st = 0 ] && [ -n "$_c" ] &&
+		   echo "$_c" | awk -v p=$STOCK_PERMILLE '{ exit !($1 > 0 && $2 * 1000 >= $1 * p) }'; then
+			ok jit-frame-pointer
+		else
+			echo "# jit-frame-pointer: needs no wrong chain and $STOCK_PERMILLE/1000 complete"
+			not_ok jit-frame-pointer
+		fi
+	fi
 	if selected control-oracle-stock-differs; then
 		echo 0 >"$SYSCTL"
 		oracle_run dso >"$LOG" 2>&1
