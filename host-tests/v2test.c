@@ -484,6 +484,47 @@ static void test_aarch64_unwind(void)
 	CHECK(fr.ra_mangled);
 }
 
+/*
+ * glibc's AArch64 lazy-binding trampoline, _dl_runtime_resolve: entered
+ * from the PLT, which pushed x16 and the return address (16 bytes); its
+ * CFI takes the CFA as its SP on entry, and the return address at CFA + 8.
+ * The caller's SP is above that slot, at CFA + 16: with the CFA itself,
+ * the caller's frame record was read 16 bytes too low, where the PLT's
+ * push left the same return address (a duplicate frame, then garbage).
+ */
+static const struct sec_d aarch64_plt_tramp = {
+	.version = 2, .flags = 1, .abi = 2, .nfdes = 1,
+	.fdes = {
+		{ .start = -0x1000, .size = 0x80, .fre_type = 0, .nfres = 1,
+		  .fres = {
+			/* after stp x8, x9, [sp, #-208]!: CFA = SP + 208 */
+			{ 0, SFB_FRE_INFO(SP, 2, O2, 0), { 208, 8 } },
+		} },
+	},
+};
+
+static void test_aarch64_ra_above_cfa(void)
+{
+	struct sframe_section s;
+	struct sframe_frame fr;
+	uint32_t len = build(&aarch64_plt_tramp);
+
+	CHECK_EQ(sframe_section_init(&s, sec_buf, len, VADDR), 0);
+	memset(&fr, 0, sizeof(fr));
+	memset(stack, 0, sizeof(stack));
+	stack[28] = 0x1616;	/* x16, pushed by the PLT at CFA */
+	stack[29] = 0x7777;	/* the return address, at CFA + 8 */
+	fr.pc = VADDR - 0x1000 + 0x40;
+	fr.sp = STACK_BASE + 16;
+	fr.fp = 0x1234;
+	fr.topmost = true;
+	fr.ra_valid = true;
+	CHECK_EQ(host_unwind_step(&s, &fr), 0);
+	CHECK_EQ(fr.pc, 0x7777);
+	CHECK_EQ(fr.sp, STACK_BASE + 16 + 208 + 16);
+	CHECK_EQ(fr.fp, 0x1234);
+}
+
 /* ------------------------------------------------------------ outermost */
 static void test_outermost(void)
 {
@@ -1114,6 +1155,7 @@ int main(int argc, char **argv)
 	run("v2 FUNC_START_PCREL, aux header, fdeoff", test_pcrel);
 	run("aarch64 v2 RA/FP offsets, mangled RA, 4-byte offsets", test_aarch64_v2);
 	run("aarch64 unwind through LR and frame record", test_aarch64_unwind);
+	run("aarch64 return address above the CFA (PLT trampoline)", test_aarch64_ra_above_cfa);
 	run("v2 outermost frame (no offsets)", test_outermost);
 	run("amd64 unwind steps", test_amd64_unwind);
 	run("malformed sections", test_malformed);
