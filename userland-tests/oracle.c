@@ -1018,6 +1018,30 @@ static enum verdict undecidable(const struct proc *p, const struct sample *s,
 	return v;
 }
 
+#ifdef PERF_REG_LR
+static int common_prefix(const uint64_t *a, int na, const uint64_t *b,
+			 int nb)
+{
+	int i;
+
+	for (i = 0; i < na && i < nb && a[i] == b[i]; i++)
+		;
+	return i;
+}
+
+/* Does @s agree with @dw further with libdw's second frame put in? */
+static bool lr_left_out(const struct sample *s, const uint64_t *dw, int nr)
+{
+	int as_is = common_prefix(s->chain, (int)s->nr, dw, nr);
+	int with = s->chain[0] != dw[0] ? 0 :
+		   2 + common_prefix(s->chain + 1, (int)s->nr - 1, dw + 2,
+				     nr - 2);
+
+	return with > as_is ||
+	       (with == as_is && (s->nr < 2 || s->chain[1] != dw[1]));
+}
+#endif
+
 static enum verdict check(struct proc *p, struct sample *s, int *shown,
 			  int verbose)
 {
@@ -1043,11 +1067,13 @@ static enum verdict check(struct proc *p, struct sample *s, int *shown,
 	 * Where the caller of the sampled function is only in LR, the
 	 * kernel leaves it out of a perf event's callchain and perf's tool
 	 * adds it from the sampled LR (as perf report does, one frame
-	 * unwound from the registers).  Do as the tool does.
+	 * unwound from the registers).  Do as the tool does where that
+	 * makes the chains agree further: in a recursion, LR's caller
+	 * may be the same address as LR.
 	 */
 	if (s->nr >= 1 && dw_nr >= 2 &&
-	    (s->nr < 2 || s->chain[1] != dw_chain[1]) &&
-	    dw_chain[1] == strip_pac(perf_reg(s->regs, PERF_REG_LR))) {
+	    dw_chain[1] == strip_pac(perf_reg(s->regs, PERF_REG_LR)) &&
+	    lr_left_out(s, dw_chain, dw_nr)) {
 		s->chain = realloc(s->chain, (s->nr + 1) * 8);
 		if (!s->chain) {
 			perror("oracle: realloc");
@@ -1066,13 +1092,28 @@ static enum verdict check(struct proc *p, struct sample *s, int *shown,
 	 * the CFI left undescribed, e.g. x29 above arm64's lazy binding
 	 * trampoline).
 	 */
-	for (i = 0; i < dw_nr - 1; i++)
+	for (i = 0; i < dw_nr - 1; i++) {
 		if (!plain_cfi(p->dwfl, dw_chain[i], i) ||
 		    !code_address(p, dw_chain[i + 1])) {
 			dw_nr = i + 1;
 			heuristic = true;
 			break;
 		}
+#ifdef PERF_REG_LR
+		/*
+		 * glibc's AArch64 lazy binding trampoline: its CFI gives the
+		 * return address right, but a CFA 16 bytes below the caller's
+		 * SP (the PLT's push): libdw's frames above the caller are
+		 * read from the wrong place (the kernel corrects it).
+		 */
+		if (i + 2 < dw_nr &&
+		    !strcmp(sym(p->dwfl, dw_chain[i], i), "_dl_runtime_resolve")) {
+			dw_nr = i + 2;
+			heuristic = true;
+			break;
+		}
+#endif
+	}
 	n = (int)s->nr < dw_nr ? (int)s->nr : dw_nr;
 	for (i = 0; i < n; i++)
 		if (s->chain[i] != dw_chain[i]) {
