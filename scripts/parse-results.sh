@@ -17,7 +17,8 @@
 #   make stress ("# stress ARCH: N seconds, S samples, splats K, leaks L")
 #   and of the tables-1000 test ("# tables ARCH: 1 process X bytes, 1000
 #   processes Y bytes (ratio R)") and of the hostile-sparse-sframe test
-#   ("# hostile ARCH: F files, peak K kB, max mmap T ms, stalls S") are
+#   ("# hostile ARCH: F files, peak K kB, max mmap T ms, stalls S") and
+#   of hostile-memcg ("# memcg ARCH: F files, limit L kB, ...") are
 #   echoed without the "# ".
 # - The run must reach the end markers (no crash, no timeout), at least one
 #   test must run, a top-level TAP plan "1..N" must match the results.
@@ -63,6 +64,9 @@ in_dmesg { next }
 		print substr(line, 3)
 	# files built to cost kernel memory (run-tests.sh, hostile-map.c)
 	if (in_tests && toplevel && line ~ /^# hostile [a-z0-9_]+: [0-9]+ files, peak -?[0-9]+ kB, max mmap [0-9.]+ ms, stalls [0-9]+$/)
+		print substr(line, 3)
+	# tables charged to a memory cgroup (run-tests.sh hostile-memcg)
+	if (in_tests && toplevel && line ~ /^# memcg [a-z0-9_]+: [0-9]+ files, limit [0-9]+ kB, /)
 		print substr(line, 3)
 	# the per-sample oracle over the oracle-* tests (run-tests.sh, oracle.c)
 	if (in_tests && toplevel && line ~ /^# oracle [a-z0-9_]+: [0-9]+ samples, [0-9]+ agree, [0-9]+ differ, [0-9]+ undecidable$/)

@@ -327,6 +327,17 @@ hostile_sparse() {
 	return 1
 }
 
+# hostile_memcg: memcg_hostile (tables-lib.sh) with HOSTILE_MEMCG_FILES
+# dense files in a cgroup of HOSTILE_MEMCG_MAX_KB, while a perf event
+# wants user stacks.
+HOSTILE_MEMCG_FILES=16
+HOSTILE_MEMCG_MAX_KB=16384
+hostile_memcg() {
+	set_level 2
+	memcg_hostile $HOSTILE_MEMCG_FILES $HOSTILE_MEMCG_MAX_KB "$T/wantstacks" \
+		>>"$LOG" 2>&1
+}
+
 # tables_budget: kernel.sframe_tables_kb bounds the tables of all files,
 # in use or idle.  With a budget of what the tables take now plus 256 KiB,
 # big (1.1 MiB of .sframe) runs: its tables do not fit, the kernel keeps
@@ -630,6 +641,7 @@ all_tests() {
 	# serve kernel_read(): "kernel read not supported" in the log).
 	t cpu devzero-exec-reads-nothing "" devzero_reads_nothing
 	t cpu hostile-sparse-sframe "" hostile_sparse
+	t cpu hostile-memcg "" hostile_memcg
 	t cpu tables-budget "" tables_budget
 	# Tables only while something wants user stacks (ondemand_idle,
 	# ondemand_attach).

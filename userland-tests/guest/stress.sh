@@ -22,6 +22,10 @@
 #    Then maps 64 files built to cost kernel memory (hostile-map.c) and
 #    prints "# hostile ARCH: F files, peak K kB, max mmap T ms, stalls S"
 #    (test hostile: K under 64 kB per file, no RCU stall or soft lockup).
+#    Then a process of uid 1000 in a memory cgroup of 16 MiB maps 32
+#    dense files of 1.5 MiB of table each (memcg_hostile, tables-lib.sh;
+#    test hostile-memcg: the limit holds, no OOM kill, no stall, and the
+#    cgroup's reclaim evicts its idle tables once it has exited).
 # 3. Runs for SECONDS, in parallel, `churn fork`, `threads`, `mmap`,
 #    `dlopen` and `hostile /tests/hostile` (churn.c), printing the tables'
 #    account and the free memory every minute; waits for them (SECONDS +
@@ -80,7 +84,7 @@ PLOG=$TMPDIR/stress-perf.log
 SUM=$TMPDIR/stress-summary.txt
 SPLATS='WARNING:|BUG:|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|sleeping function called from invalid context|Call [Tt]race|kernel BUG|Oops|general protection|lockdep'
 HOSTILE=$T/hostile
-NTESTS=8
+NTESTS=9
 
 if [ -r "$T/ARCH" ]; then
 	ARCH=$(cat "$T/ARCH")
@@ -270,6 +274,16 @@ if [ -x "$T/hostile-map" ]; then
 else
 	echo "# no $T/hostile-map"
 	not_ok hostile
+fi
+_s0=$(dmesg | grep -c -e 'rcu.*stall' -e 'soft lockup')
+memcg_hostile 32 16384
+_r=$?
+_s1=$(dmesg | grep -c -e 'rcu.*stall' -e 'soft lockup')
+echo "# hostile-memcg: stalls $((_s1 - _s0))"
+if [ $_r = 0 ] && [ "$_s1" = "$_s0" ]; then
+	ok hostile-memcg
+else
+	not_ok hostile-memcg
 fi
 
 # ---- 3. churn ---------------------------------------------------------

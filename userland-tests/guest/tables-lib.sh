@@ -16,3 +16,52 @@ tables_stat() {
 drop_idle_tables() {
 	echo 4 >/proc/sys/vm/drop_caches && echo 2 >/proc/sys/vm/drop_caches
 }
+
+# memcg_hostile FILES MAX_KB [WRAPPER]: one unprivileged process (uid
+# 1000) in a new memory cgroup whose memory.max is MAX_KB maps FILES dense
+# files (hostile-map -d: about 1.5 MiB of honest table each), run under
+# WRAPPER (wantstacks: a perf event that wants user stacks; none while
+# perf record -a -g runs).  The tables are charged to the cgroup: those
+# that do not fit are not made, and nothing is OOM-killed (the program
+# ends normally).  Once the process is gone its tables are idle in the
+# cache, still charged to the cgroup; the cgroup's own reclaim
+# (memory.reclaim) must evict them.  Prints "# memcg ARCH: ..." (the
+# cgroup's peak, the tables made, the OOM kills, the idle tables before
+# and after the reclaim) and diagnostics; returns 0 if all holds, 4 if
+# the test cannot run.  Needs $T, $ARCH and $TMPDIR.
+memcg_hostile() {
+	_n=$1 _max=$2
+	shift 2
+	[ -r "$TABLES" ] || { echo "# no $TABLES"; return 4; }
+	_cg=/sys/fs/cgroup
+	if ! grep -q " $_cg cgroup2 " /proc/mounts; then
+		mount -t cgroup2 none "$_cg" || { echo "# no cgroup2"; return 4; }
+	fi
+	echo +memory >"$_cg/cgroup.subtree_control" || return 4
+	_g=$_cg/sframe-hostile
+	rmdir "$_g" 2>/dev/null
+	mkdir "$_g" && echo $((_max * 1024)) >"$_g/memory.max" || return 4
+	_d=$TMPDIR/hostile-memcg
+	rm -rf "$_d" && mkdir "$_d" || return 4
+	_i0=$(tables_stat idle_bytes)
+	"$@" "$T/hostile-map" -d -c "$_g" -u 1000 "$_d" "$_n" >"$_d/out"
+	_rc=$?
+	_l=$(sed -n 's/^hostile-map: //p' "$_d/out")
+	rm -rf "$_d"
+	_k=$(echo "$_l" | sed -n 's/.*peak \(-*[0-9]*\) kB.*/\1/p')
+	_oom=$(awk '$1 == "oom_kill" { print $2 }' "$_g/memory.events")
+	_peak=$(($(cat "$_g/memory.peak" 2>/dev/null || echo 0) / 1024))
+	_i1=$(tables_stat idle_bytes)
+	# may fail with EAGAIN: less than asked for was reclaimable
+	echo 1G >"$_g/memory.reclaim" 2>/dev/null
+	sleep 1
+	_i2=$(tables_stat idle_bytes)
+	rmdir "$_g"
+	echo "# memcg $ARCH: $_n files, limit $_max kB, peak $_peak kB, tables ${_k:-?} kB, exit $_rc, oom kills ${_oom:-?}, idle $(((_i1 - _i0) / 1024)) kB, after reclaim $(((_i2 - _i0) / 1024)) kB"
+	[ "$_rc" = 0 ] && [ "$_oom" = 0 ] && [ -n "$_k" ] && [ "$_k" -gt 0 ] &&
+		[ "$_k" -le "$_max" ] && [ "$_peak" -le "$_max" ] &&
+		[ $((_i1 - _i0)) -ge $((_k * 1024 / 2)) ] &&
+		[ $((_i2 - _i0)) -le 65536 ] && return 0
+	echo "# expected: exit 0, no OOM kill, 0 < tables <= the limit, at least half of them idle after the exit, at most 64 kB of them left after memory.reclaim"
+	return 1
+}
