@@ -404,10 +404,12 @@ ondemand_idle() {
 # and libc (tables from .eh_frame) once perf record -p attaches to it
 # at 2: the first samples ask for its tables, which are made on its way
 # back to user space; the samples of the first 10% of the recording are
-# not checked.
+# not checked.  The process runs far longer than the recording (killed
+# after it): perf, whose start is slow under TCG, ends its workload with
+# SIGTERM (and fails with 143) if the process it attached to exits first.
 ondemand_attach() {
 	set_level 1
-	"$T/shapes" leaf 5000 >/dev/null &
+	"$T/shapes" leaf 60000 >/dev/null &
 	_pid=$!
 	sleep 1
 	set_level 2
