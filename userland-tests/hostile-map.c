@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hostile-map [-d] [-c CGROUP] DIR N: write N files built to cost the
- * kernel memory into DIR, map each of them executable and keep them all
- * mapped, then print what the kernel's unwind tables grew by while they
- * were, and the longest mmap():
+ * hostile-map [-d] [-c CGROUP] [-u UID] DIR N: write N files built to
+ * cost the kernel memory into DIR, map each of them executable and keep
+ * them all mapped, then print what the kernel's unwind tables grew by
+ * while they were, and the longest mmap():
  *
  *   hostile-map: N files, peak K kB, max mmap T ms
  *
