@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hostile-map [-d] [-c CGROUP] [-u UID] DIR N: write N files built to
+ * hostile-map [-d|-m] [-c CGROUP] [-u UID] DIR N: write N files built to
  * cost the kernel memory into DIR, map each of them executable and keep
  * them all mapped, then print what the kernel's unwind tables grew by
  * while they were, and the longest mmap():
@@ -19,6 +19,15 @@
  * 16-byte function after another, 65,536 of them, and a .sframe that
  * describes each, about 1.5 MiB, all of it entries.  The kernel keeps
  * them: they cost what the file really holds.
+ *
+ * -m: a mix: odd files are CIE-cycling files (below), every 256th file
+ * is dense, the others sparse.
+ *
+ * A CIE-cycling file has no .sframe but a 64 KiB .eh_frame (found through
+ * PT_GNU_EH_FRAME) of five CIEs of 512 bytes of initial instructions and
+ * then minimal FDEs, one per 16 bytes of a 64 KiB code hole, that cycle
+ * through them: the worst .eh_frame to translate per byte, short of
+ * malformed, for a kernel that caches fewer than five parsed CIEs.
  *
  * -c CGROUP: once the files are written (their page cache is charged to
  * the cgroup of the caller), move into the cgroup v2 directory CGROUP,
@@ -52,10 +61,16 @@
 #define MACHINE		EM_AARCH64
 #define ABI		2	/* SFRAME_ABI_AARCH64_ENDIAN_LITTLE */
 #define FIXED_RA	0
+#define DW_SP		31
+#define DW_RA		30
+#define CFA_AT_ENTRY	0	/* CFA = SP, RA in LR */
 #else
 #define MACHINE		EM_X86_64
 #define ABI		3	/* SFRAME_ABI_AMD64_ENDIAN_LITTLE */
 #define FIXED_RA	(-8)
+#define DW_SP		7
+#define DW_RA		16
+#define CFA_AT_ENTRY	8	/* CFA = SP + 8, RA at CFA - 8 */
 #endif
 
 static void put32(unsigned char *p, uint32_t v)
@@ -101,9 +116,13 @@ static void sframe_entry(unsigned char *s, uint32_t fdes, uint32_t i,
 #define DENSE_FUNCS	65536
 #define DENSE_TEXT	(16UL * DENSE_FUNCS)
 
-/* The ELF header and its two program headers. */
-static void elf_header(unsigned char *buf, unsigned long text,
-		       unsigned long sframe, unsigned long sframe_size)
+/*
+ * The ELF header and its two program headers: an executable PT_LOAD of
+ * @text bytes from 0, and the section of @type at @sec, @sec_size bytes.
+ */
+static void elf_header_of(unsigned char *buf, unsigned long text,
+			  uint32_t type, unsigned long sec,
+			  unsigned long sec_size)
 {
 	Elf64_Ehdr *eh = (Elf64_Ehdr *)buf;
 	Elf64_Phdr *ph = (Elf64_Phdr *)(buf + sizeof(*eh));
@@ -124,12 +143,18 @@ static void elf_header(unsigned char *buf, unsigned long text,
 	ph[0].p_flags = PF_R | PF_X;
 	ph[0].p_filesz = ph[0].p_memsz = text;
 	ph[0].p_align = PAGE;
-	ph[1].p_type = PT_GNU_SFRAME;
+	ph[1].p_type = type;
 	ph[1].p_flags = PF_R;
-	ph[1].p_offset = sframe;
-	ph[1].p_vaddr = ph[1].p_paddr = sframe;
-	ph[1].p_filesz = ph[1].p_memsz = sframe_size;
+	ph[1].p_offset = sec;
+	ph[1].p_vaddr = ph[1].p_paddr = sec;
+	ph[1].p_filesz = ph[1].p_memsz = sec_size;
 	ph[1].p_align = 8;
+}
+
+static void elf_header(unsigned char *buf, unsigned long text,
+		       unsigned long sframe, unsigned long sframe_size)
+{
+	elf_header_of(buf, text, PT_GNU_SFRAME, sframe, sframe_size);
 }
 
 /* A dense file: DENSE_FUNCS functions, each described. */
@@ -159,6 +184,84 @@ static int write_dense(const char *path)
 	}
 	close(fd);
 	free(s);
+	return ret;
+}
+
+#define EH_HDR		0x100		/* .eh_frame_hdr */
+#define EH_FRAME	PAGE		/* .eh_frame, EH_SIZE bytes */
+#define EH_SIZE		(64UL << 10)
+#define EH_TEXT		(EH_FRAME + EH_SIZE)	/* the code, a hole */
+#define EH_CIE_SIZE	512
+#define EH_FDE_SIZE	17
+
+/* A CIE at @p of EH_CIE_SIZE bytes: "zR", pcrel|sdata4, nop padding. */
+static void eh_cie(unsigned char *p)
+{
+	unsigned char *q = p + 8;
+
+	put32(p, EH_CIE_SIZE - 4);	/* length */
+	put32(p + 4, 0);		/* CIE id */
+	*q++ = 1;			/* version */
+	*q++ = 'z';
+	*q++ = 'R';
+	*q++ = 0;
+	*q++ = 1;			/* code alignment */
+	*q++ = 0x78;			/* data alignment -8 */
+	*q++ = DW_RA;
+	*q++ = 1;			/* augmentation data length */
+	*q++ = 0x1b;			/* FDE pointers pcrel | sdata4 */
+	*q++ = 0x0c;			/* DW_CFA_def_cfa SP, CFA_AT_ENTRY */
+	*q++ = DW_SP;
+	*q++ = CFA_AT_ENTRY;
+	if (CFA_AT_ENTRY) {
+		*q++ = 0x80 | DW_RA;	/* DW_CFA_offset RA, 1 * -8 */
+		*q++ = 1;
+	}
+	/* the rest: DW_CFA_nop, 0 */
+}
+
+/* A CIE-cycling file. */
+static int write_cie_cycle(const char *path)
+{
+	unsigned char *buf = calloc(1, EH_TEXT);
+	unsigned long at = EH_FRAME, pc = EH_TEXT;
+	unsigned int i;
+	int fd, ret = 0;
+
+	if (!buf)
+		return -1;
+	elf_header_of(buf, EH_TEXT + EH_SIZE, PT_GNU_EH_FRAME, EH_HDR, 8);
+	buf[EH_HDR] = 1;		/* version */
+	buf[EH_HDR + 1] = 0x1b;		/* eh_frame_ptr: pcrel | sdata4 */
+	buf[EH_HDR + 2] = 0xff;		/* no FDE count */
+	buf[EH_HDR + 3] = 0xff;		/* no table */
+	put32(buf + EH_HDR + 4, EH_FRAME - (EH_HDR + 4));
+	for (i = 0; i < 5; i++, at += EH_CIE_SIZE)
+		eh_cie(buf + at);
+	/* Leave room for the terminator, 4 bytes of zero. */
+	for (i = 0; at + EH_FDE_SIZE + 4 <= EH_FRAME + EH_SIZE; i++) {
+		put32(buf + at, EH_FDE_SIZE - 4);
+		/* back to CIE i % 5 */
+		put32(buf + at + 4, at + 4 - (EH_FRAME + EH_CIE_SIZE * (i % 5)));
+		put32(buf + at + 8, pc - (at + 8));	/* pcrel */
+		put32(buf + at + 12, 16);
+		/* augmentation data length 0 */
+		at += EH_FDE_SIZE;
+		pc += 16;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (fd < 0) {
+		perror(path);
+		free(buf);
+		return -1;
+	}
+	if (write(fd, buf, EH_TEXT) != (ssize_t)EH_TEXT ||
+	    ftruncate(fd, EH_TEXT + EH_SIZE)) {
+		perror(path);
+		ret = -1;
+	}
+	close(fd);
+	free(buf);
 	return ret;
 }
 
@@ -237,15 +340,17 @@ static int join_cgroup(const char *dir)
 int main(int argc, char **argv)
 {
 	const char *cgroup = NULL;
-	int uid = -1, tables;
+	int uid = -1, tables, ret;
 	double t0, t, worst = 0;
 	long before, peak;
 	char path[4096];
-	int i, n, fd, opt, dense = 0;
+	int i, n, fd, opt, dense = 0, mix = 0;
 
-	while ((opt = getopt(argc, argv, "dc:u:")) != -1) {
+	while ((opt = getopt(argc, argv, "dmc:u:")) != -1) {
 		if (opt == 'd') {
 			dense = 1;
+		} else if (opt == 'm') {
+			mix = 1;
 		} else if (opt == 'c') {
 			cgroup = optarg;
 		} else if (opt == 'u') {
@@ -257,12 +362,18 @@ int main(int argc, char **argv)
 	}
 	if (opt != -1 || argc - optind != 2 ||
 	    (n = atoi(argv[optind + 1])) <= 0) {
-		fprintf(stderr, "usage: hostile-map [-d] [-c CGROUP] [-u UID] DIR N\n");
+		fprintf(stderr, "usage: hostile-map [-d|-m] [-c CGROUP] [-u UID] DIR N\n");
 		return 2;
 	}
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/hostile-%d.so", argv[optind], i);
-		if (dense ? write_dense(path) : write_file(path))
+		if (dense || (mix && i % 256 == 255))
+			ret = write_dense(path);
+		else if (mix && i % 2)
+			ret = write_cie_cycle(path);
+		else
+			ret = write_file(path);
+		if (ret)
 			return 1;
 	}
 	/* Files older than the coarse clock's tick can be cached. */

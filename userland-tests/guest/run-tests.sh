@@ -297,7 +297,7 @@ devzero_reads_nothing() {
 	return 0
 }
 
-# TABLES, tables_stat FIELD, drop_idle_tables
+# TABLES, tables_stat FIELD, drop_idle_tables, stall_count, memcg_hostile
 . "$T/tables-lib.sh"
 
 # hostile_sparse: one process maps 8 files whose PT_GNU_SFRAME is 16 MiB
@@ -313,10 +313,10 @@ hostile_sparse() {
 	[ -r "$TABLES" ] || { echo "# no $TABLES" >>"$LOG"; return 4; }
 	_d=$TMPDIR/hostile
 	rm -rf "$_d" && mkdir "$_d" || return 4
-	_s0=$(dmesg | grep -c -e 'rcu.*stall' -e 'soft lockup')
+	_s0=$(stall_count)
 	"$T/wantstacks" "$T/hostile-map" "$_d" $HOSTILE_FILES >"$_d/out" 2>>"$LOG" ||
 		{ rm -rf "$_d"; return 4; }
-	_s1=$(dmesg | grep -c -e 'rcu.*stall' -e 'soft lockup')
+	_s1=$(stall_count)
 	_l=$(sed -n 's/^hostile-map: //p' "$_d/out")
 	rm -rf "$_d"
 	echo "# hostile $ARCH: $_l, stalls $((_s1 - _s0))" >>"$LOG"

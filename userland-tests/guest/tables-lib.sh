@@ -17,9 +17,15 @@ drop_idle_tables() {
 	echo 4 >/proc/sys/vm/drop_caches && echo 2 >/proc/sys/vm/drop_caches
 }
 
-# memcg_hostile FILES MAX_KB [WRAPPER]: one unprivileged process (uid
+# stall_count: the RCU stall and soft lockup reports of the kernel log
+stall_count() {
+	dmesg | grep -c -e 'rcu.*stall' -e 'soft lockup'
+}
+
+# memcg_hostile [-m] FILES MAX_KB [WRAPPER]: one unprivileged process (uid
 # 1000) in a new memory cgroup whose memory.max is MAX_KB maps FILES dense
-# files (hostile-map -d: about 1.5 MiB of honest table each), run under
+# files (hostile-map -d: about 1.5 MiB of honest table each; -m: the mix
+# of hostile-map -m, sparse, CIE-cycling and dense), run under
 # WRAPPER (wantstacks: a perf event that wants user stacks; none while
 # perf record -a -g runs).  The tables are charged to the cgroup: those
 # that do not fit are not made, nothing is OOM-killed (the program ends
@@ -30,9 +36,12 @@ drop_idle_tables() {
 # reclaim (memory.reclaim) must evict them.  Prints "# memcg ARCH: ..."
 # (the cgroup's peak, the tables made, the longest mmap(), the files
 # read, the OOM kills, the idle tables before and after the reclaim) and
-# diagnostics; returns 0 if all holds, 4 if the test cannot run.  Needs
-# $T, $ARCH and $TMPDIR.
+# diagnostics; returns 0 if all holds, 4 if the test cannot run.  Sets
+# HOSTILE_LINE to hostile-map's summary ("F files, peak K kB, max mmap T
+# ms").  Needs $T, $ARCH and $TMPDIR.
 memcg_hostile() {
+	_o=-d
+	[ "$1" = -m ] && _o=-m && shift
 	_n=$1 _max=$2
 	shift 2
 	[ -r "$TABLES" ] || { echo "# no $TABLES"; return 4; }
@@ -51,12 +60,12 @@ memcg_hostile() {
 	"$@" "$T/hostile-map" >/dev/null 2>&1
 	_i0=$(tables_stat idle_bytes)
 	_b0=$(tables_stat builds)
-	"$@" "$T/hostile-map" -d -c "$_g" -u 1000 "$_d" "$_n" >"$_d/out"
+	"$@" "$T/hostile-map" $_o -c "$_g" -u 1000 "$_d" "$_n" >"$_d/out"
 	_rc=$?
-	_l=$(sed -n 's/^hostile-map: //p' "$_d/out")
+	HOSTILE_LINE=$(sed -n 's/^hostile-map: //p' "$_d/out")
 	rm -rf "$_d"
-	_k=$(echo "$_l" | sed -n 's/.*peak \(-*[0-9]*\) kB.*/\1/p')
-	_t=$(echo "$_l" | sed -n 's/.*max mmap \([0-9.]*\) ms.*/\1/p')
+	_k=$(echo "$HOSTILE_LINE" | sed -n 's/.*peak \(-*[0-9]*\) kB.*/\1/p')
+	_t=$(echo "$HOSTILE_LINE" | sed -n 's/.*max mmap \([0-9.]*\) ms.*/\1/p')
 	_oom=$(awk '$1 == "oom_kill" { print $2 }' "$_g/memory.events")
 	_peak=$(($(cat "$_g/memory.peak" 2>/dev/null || echo 0) / 1024))
 	_i1=$(tables_stat idle_bytes)
