@@ -43,6 +43,23 @@
  *            was, and elsewhere while a PROT_NONE mapping holds its old
  *            range; both loaded at once; the copy replaced by a new file
  *            now and then.  dl_entry runs under 0 or 200 frames of churn.
+ *   snapshot for the use-after-free that the update of a process's
+ *            table once had on preemptible kernels (it read the old
+ *            table again after dropping mmap_lock, when another thread
+ *            could have replaced and freed it): a pair of threads on
+ *            each of two CPUs.  A SCHED_IDLE thread maps and unmaps the
+ *            code of DIR/libsfdl.so in a loop: each mapping runs an
+ *            update on the way back to user space.  A thread of normal priority wakes
+ *            after 1-3 ms and maps the code of DIR/libsfchain.so: when
+ *            it finds mmap_lock read-held by the other's update it
+ *            sleeps, and the unlock wakes it, which preempts the
+ *            SCHED_IDLE thread right after the unlock.  Its update
+ *            replaces the table the other thread snapshotted; it writes
+ *            2 to /proc/sys/vm/drop_caches, whose slab shrink has
+ *            kvfree_rcu() free the old table after the next grace
+ *            period rather than in 5 s, and keeps the CPU for 100 ms
+ *            (5.5 s if it cannot write there): the other thread runs on
+ *            after the free, and KASAN reports the use after free.
  *   hostile HDIR
  *            for every file of HDIR (hostile ELF files, hostile-elf.c), in
  *            name order and again until SECONDS have passed: mmap it
@@ -72,6 +89,7 @@
 #include <link.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -608,27 +626,41 @@ static void *th_loop(void *p)
 	return NULL;
 }
 
-/* Maps and unmaps the code of libsfdl.so while the others run. */
-static void *th_mapper(void *p)
+/*
+ * Open @path and find the page-aligned file range of its (last)
+ * executable segment: @off, @len.  Returns the descriptor, or -1.
+ */
+static int text_open(const char *path, unsigned long *off, unsigned long *len)
 {
 	struct seg segs[8];
-	unsigned long off, len;
 	int fd, n, i, text = -1;
-	void *m;
 
-	fd = open(th_lib, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	n = fd < 0 ? 0 : elf_loads(fd, segs, 8);
 	for (i = 0; i < n; i++)
 		if (segs[i].prot & PROT_EXEC)
 			text = i;
 	if (text < 0) {
-		fail("%s: no executable segment", th_lib);
+		fail("%s: no executable segment", path);
 		if (fd >= 0)
 			close(fd);
-		return NULL;
+		return -1;
 	}
-	off = segs[text].off & ~(page - 1);
-	len = segs[text].filesz + (segs[text].off & (page - 1));
+	*off = segs[text].off & ~(page - 1);
+	*len = segs[text].filesz + (segs[text].off & (page - 1));
+	return fd;
+}
+
+/* Maps and unmaps the code of libsfdl.so while the others run. */
+static void *th_mapper(void *p)
+{
+	unsigned long off, len;
+	void *m;
+	int fd;
+
+	fd = text_open(th_lib, &off, &len);
+	if (fd < 0)
+		return NULL;
 	while (running()) {
 		m = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, off);
 		if (m == MAP_FAILED) {
@@ -1163,6 +1195,155 @@ static int do_dlopen(void)
 	return 0;
 }
 
+/* ---- snapshot ----------------------------------------------------- */
+
+#define SNAP_HOLD_MS	100	/* the replacer keeps the CPU that long, */
+#define SNAP_DRAIN_MS	5500	/* or that long without drop_caches */
+
+#define SNAP_PAIRS	2	/* on as many CPUs, if there are */
+
+struct snap_arg {
+	const char *lib;
+	int cpu;
+	int idle;
+};
+
+static unsigned long sn_updates, sn_replaced, sn_preempted;
+static int sn_dc = -1;	/* /proc/sys/vm/drop_caches */
+
+/* Pin the calling thread to @cpu; SCHED_IDLE if @idle. */
+static int snap_setup(int cpu, int idle)
+{
+	struct sched_param sp = { 0 };
+	cpu_set_t set;
+	int ret;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ret = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (!ret && idle)
+		ret = pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	if (ret)
+		fail("%s: %s", idle ? "SCHED_IDLE" : "affinity", strerror(ret));
+	return ret;
+}
+
+/* The involuntary context switches of the calling thread. */
+static unsigned long snap_nonvoluntary(void)
+{
+	unsigned long n = 0;
+	char line[128];
+	FILE *f;
+
+	f = fopen("/proc/thread-self/status", "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "nonvoluntary_ctxt_switches: %lu", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/*
+ * The kernel frees a replaced table with kvfree_rcu(), which in 6.1
+ * waits 5 s, or only the next grace period once its shrinker has run:
+ * drop_caches (root) runs it.  Keep the CPU until the table is freed.
+ */
+static void sn_hold(void)
+{
+	if (sn_dc >= 0 && pwrite(sn_dc, "2", 1, 0) == 1)
+		ch_spin(SNAP_HOLD_MS);
+	else
+		ch_spin(SNAP_DRAIN_MS);
+}
+
+/*
+ * The SCHED_IDLE thread (@a->idle) maps the code of its library again
+ * and again; the other wakes up now and then, maps the code of its own
+ * library (its update replaces the table) and keeps the CPU until the
+ * replaced table is freed.
+ */
+static void *sn_thread(void *p)
+{
+	const struct snap_arg *a = p;
+	unsigned long off, len, sz, i = 0;
+	unsigned int s = 4242 + a->cpu;
+	void *m;
+	int fd;
+
+	fd = text_open(a->lib, &off, &len);
+	if (fd < 0 || snap_setup(a->cpu, a->idle))
+		goto out;
+	while (running()) {
+		if (!a->idle)
+			sleep_ms(1 + rnd(&s) % 3);
+		/*
+		 * The update runs on the way back from mmap().  Unmapped code
+		 * stays in the table until an update: a mapping of another
+		 * length than the last needs one.
+		 */
+		sz = len + (i++ & 1) * page;
+		m = mmap(NULL, sz, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, off);
+		if (m == MAP_FAILED) {
+			fail("mmap %s: %s", a->lib, strerror(errno));
+			break;
+		}
+		if (!a->idle)
+			sn_hold();
+		munmap(m, sz);
+		__atomic_fetch_add(a->idle ? &sn_updates : &sn_replaced, 1,
+				   __ATOMIC_RELAXED);
+	}
+	if (a->idle)
+		__atomic_fetch_add(&sn_preempted, snap_nonvoluntary(),
+				   __ATOMIC_RELAXED);
+out:
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static int do_snapshot(void)
+{
+	char *rlib = path_in(dir, "libsfdl.so");
+	char *wlib = path_in(dir, "libsfchain.so");
+	struct snap_arg args[2 * SNAP_PAIRS];
+	pthread_t t[2 * SNAP_PAIRS];
+	int cpu, ncpu, i, n = 0, ret;
+
+	cpu = sched_getcpu();
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (cpu < 0 || ncpu < 1)
+		cpu = 0, ncpu = 1;
+	sn_dc = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	if (sn_dc >= 0 && pwrite(sn_dc, "4", 1, 0) != 1) {	/* no log */
+		close(sn_dc);
+		sn_dc = -1;
+	}
+	for (i = 0; i < 2 * SNAP_PAIRS && i / 2 < ncpu; i++) {
+		args[i].lib = i & 1 ? wlib : rlib;
+		args[i].cpu = (cpu + i / 2) % ncpu;
+		args[i].idle = !(i & 1);
+		ret = pthread_create(&t[n], NULL, sn_thread, &args[i]);
+		if (ret) {
+			fail("pthread_create: %s", strerror(ret));
+			stop = 1;
+			break;
+		}
+		n++;
+	}
+	while (n--)
+		pthread_join(t[n], NULL);
+	printf("churn snapshot: %d CPUs from %d, %lu updates by SCHED_IDLE threads (preempted %lu times), %lu tables replaced under them; %lu errors\n",
+	       i / 2, cpu, sn_updates, sn_preempted, sn_replaced, errors);
+	if (sn_dc >= 0)
+		close(sn_dc);
+	free(rlib);
+	free(wlib);
+	return 0;
+}
+
 /* ---- hostile ------------------------------------------------------ */
 
 static unsigned long h_files, h_mapped, h_mmaps, h_refused, h_execs,
@@ -1419,7 +1600,7 @@ static int do_hostile(const char *hdir)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: churn [-d DIR] fork|threads|mmap|dlopen SECONDS\n"
+		"usage: churn [-d DIR] fork|threads|mmap|dlopen|snapshot SECONDS\n"
 		"       churn [-d DIR] hostile SECONDS HOSTILE-DIR\n");
 	exit(2);
 }
@@ -1472,6 +1653,8 @@ int main(int argc, char **argv)
 		ret = do_mmap();
 	else if (!strcmp(mode, "dlopen"))
 		ret = do_dlopen();
+	else if (!strcmp(mode, "snapshot"))
+		ret = do_snapshot();
 	else if (!strcmp(mode, "hostile") && argc == 3)
 		ret = do_hostile(argv[2]);
 	else
