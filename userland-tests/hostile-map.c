@@ -24,10 +24,12 @@
  * is dense, the others sparse.
  *
  * A CIE-cycling file has no .sframe but a 64 KiB .eh_frame (found through
- * PT_GNU_EH_FRAME) of five CIEs of 512 bytes of initial instructions and
- * then minimal FDEs, one per 16 bytes of a 64 KiB code hole, that cycle
- * through them: the worst .eh_frame to translate per byte, short of
- * malformed, for a kernel that caches fewer than five parsed CIEs.
+ * PT_GNU_EH_FRAME) of five 512-byte CIEs, mostly initial instructions,
+ * then 3,704 minimal FDEs of 16-byte functions of a 64 KiB code hole,
+ * that cycle through them: the worst .eh_frame to translate per byte,
+ * short of malformed, for a kernel that caches fewer than five parsed
+ * CIEs (this one stops parsing CIEs at a budget, and drops the FDEs
+ * whose CIE it can no longer parse).
  *
  * -c CGROUP: once the files are written (their page cache is charged to
  * the cgroup of the caller), move into the cgroup v2 directory CGROUP,

@@ -283,6 +283,8 @@ else
 fi
 if [ $_r = 0 ]; then
 	ok hostile-memcg
+elif [ $_r = 4 ]; then
+	skip hostile-memcg "cannot run (no cgroup v2 memory controller or no $TABLES)"
 else
 	not_ok hostile-memcg
 fi
