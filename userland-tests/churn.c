@@ -49,11 +49,12 @@
  *            could have replaced and freed it): a pair of threads on
  *            each of two CPUs.  A SCHED_IDLE thread maps and unmaps the
  *            code of DIR/libsfdl.so in a loop: each mapping runs an
- *            update on the way back to user space.  A thread of normal priority wakes
- *            after 1-3 ms and maps the code of DIR/libsfchain.so: when
- *            it finds mmap_lock read-held by the other's update it
- *            sleeps, and the unlock wakes it, which preempts the
- *            SCHED_IDLE thread right after the unlock.  Its update
+ *            update on the way back to user space.  A thread of normal
+ *            priority wakes after 1-3 ms and maps the code of
+ *            DIR/libsfchain.so: when it finds mmap_lock read-held by
+ *            the other's update it sleeps, and the unlock wakes it,
+ *            which preempts the SCHED_IDLE thread right after the
+ *            unlock.  Its update
  *            replaces the table the other thread snapshotted; it writes
  *            2 to /proc/sys/vm/drop_caches, whose slab shrink has
  *            kvfree_rcu() free the old table after the next grace

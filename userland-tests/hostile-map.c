@@ -159,13 +159,37 @@ static void elf_header(unsigned char *buf, unsigned long text,
 	elf_header_of(buf, text, PT_GNU_SFRAME, sframe, sframe_size);
 }
 
+/*
+ * Write a file of @size bytes to @path: @head at its start, @tail (if
+ * any) at its end, a hole between them.
+ */
+static int write_image(const char *path, const void *head, size_t hlen,
+		       const void *tail, size_t tlen, off_t size)
+{
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (fd < 0) {
+		perror(path);
+		return -1;
+	}
+	if (write(fd, head, hlen) != (ssize_t)hlen ||
+	    (tlen && pwrite(fd, tail, tlen, size - tlen) != (ssize_t)tlen) ||
+	    ftruncate(fd, size)) {
+		perror(path);
+		ret = -1;
+	}
+	close(fd);
+	return ret;
+}
+
 /* A dense file: DENSE_FUNCS functions, each described. */
 static int write_dense(const char *path)
 {
 	size_t size = 28 + 23UL * DENSE_FUNCS;
 	unsigned char *s = calloc(1, size), head[PAGE] = { 0 };
 	uint32_t i;
-	int fd, ret = 0;
+	int ret;
 
 	if (!s)
 		return -1;
@@ -173,18 +197,7 @@ static int write_dense(const char *path)
 	sframe_header(s, DENSE_FUNCS);
 	for (i = 0; i < DENSE_FUNCS; i++)
 		sframe_entry(s, DENSE_FUNCS, i, (int32_t)(16 * i - DENSE_TEXT));
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-	if (fd < 0) {
-		perror(path);
-		free(s);
-		return -1;
-	}
-	if (write(fd, head, sizeof(head)) != sizeof(head) ||
-	    pwrite(fd, s, size, DENSE_TEXT) != (ssize_t)size) {
-		perror(path);
-		ret = -1;
-	}
-	close(fd);
+	ret = write_image(path, head, sizeof(head), s, size, DENSE_TEXT + size);
 	free(s);
 	return ret;
 }
@@ -228,7 +241,7 @@ static int write_cie_cycle(const char *path)
 	unsigned char *buf = calloc(1, EH_TEXT);
 	unsigned long at = EH_FRAME, pc = EH_TEXT;
 	unsigned int i;
-	int fd, ret = 0;
+	int ret;
 
 	if (!buf)
 		return -1;
@@ -251,18 +264,7 @@ static int write_cie_cycle(const char *path)
 		at += EH_FDE_SIZE;
 		pc += 16;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-	if (fd < 0) {
-		perror(path);
-		free(buf);
-		return -1;
-	}
-	if (write(fd, buf, EH_TEXT) != (ssize_t)EH_TEXT ||
-	    ftruncate(fd, EH_TEXT + EH_SIZE)) {
-		perror(path);
-		ret = -1;
-	}
-	close(fd);
+	ret = write_image(path, buf, EH_TEXT, NULL, 0, EH_TEXT + EH_SIZE);
 	free(buf);
 	return ret;
 }
@@ -270,25 +272,12 @@ static int write_cie_cycle(const char *path)
 static int write_file(const char *path)
 {
 	unsigned char buf[2 * PAGE] = { 0 };
-	int fd, ret = 0;
 
 	elf_header(buf, PAGE, PAGE, SECTION);
 	/* The section's vaddr is PAGE: one function at 0, one FRE. */
 	sframe_header(buf + PAGE, 1);
 	sframe_entry(buf + PAGE, 1, 0, -PAGE);
-
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-	if (fd < 0) {
-		perror(path);
-		return -1;
-	}
-	if (write(fd, buf, sizeof(buf)) != sizeof(buf) ||
-	    ftruncate(fd, PAGE + SECTION)) {
-		perror(path);
-		ret = -1;
-	}
-	close(fd);
-	return ret;
+	return write_image(path, buf, sizeof(buf), NULL, 0, PAGE + SECTION);
 }
 
 /*
