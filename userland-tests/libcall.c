@@ -31,6 +31,16 @@
  *	<- main: the hot code runs in a SIGPROF handler, and the chain goes
  *	on through the signal frame to the code the signal interrupted, a
  *	loop in lc_signal without calls
+ *   libcall nocfi [ms]
+ *	nc_hot <- nc_driver <- nc_frame <- lc_nocfi <- main: nc_frame is
+ *	assembly without CFI that keeps a frame record, as crtstuff's
+ *	__do_global_dtors_aux does when it calls __cxa_finalize; no table
+ *	describes it, its frame pointer leads on
+ *   libcall forged [ms]
+ *	nc_hot <- nc_driver <- nc_forged, and no further: nc_forged, also
+ *	without CFI, keeps no frame record of its own but points the frame
+ *	pointer register at a forged one, whose return address lies in the
+ *	program but follows no call instruction
  *   libcall jit [ms]
  *	a hot leaf in anonymous executable memory, as a JIT compiler makes
  *	it (no file, no CFI, no table) <- lc_jit <- main: what the series
@@ -257,6 +267,108 @@ noipa long lc_signal(long ms)
 }
 
 /*
+ * nocfi, forged: nc_frame(ms) and nc_forged(ms) call nc_driver(ms); no
+ * .cfi directive, so neither .sframe nor .eh_frame covers them.  The
+ * forged record's return address is label 1, after eight nops.
+ */
+#if defined(__x86_64__)
+__asm__(
+"	.text\n"
+"	.p2align 4\n"
+"	.globl	nc_frame\n"
+"	.hidden	nc_frame\n"
+"	.type	nc_frame, @function\n"
+"nc_frame:\n"
+"	pushq	%rbp\n"
+"	movq	%rsp, %rbp\n"
+"	call	nc_driver\n"
+"	popq	%rbp\n"
+"	ret\n"
+"	.size	nc_frame, .-nc_frame\n"
+"\n"
+"	.p2align 4\n"
+"	.globl	nc_forged\n"
+"	.hidden	nc_forged\n"
+"	.type	nc_forged, @function\n"
+"nc_forged:\n"
+"	pushq	%rbp\n"
+"	leaq	1f(%rip), %rax\n"
+"	pushq	%rax\n"
+"	pushq	$0\n"
+"	movq	%rsp, %rbp\n"
+"	call	nc_driver\n"
+"	addq	$16, %rsp\n"
+"	popq	%rbp\n"
+"	ret\n"
+"	.fill	8, 1, 0x90\n"
+"1:	ret\n"
+"	.size	nc_forged, .-nc_forged\n");
+#else
+__asm__(
+"	.text\n"
+"	.p2align 4\n"
+"	.globl	nc_frame\n"
+"	.hidden	nc_frame\n"
+"	.type	nc_frame, %function\n"
+"nc_frame:\n"
+"	stp	x29, x30, [sp, #-16]!\n"
+"	mov	x29, sp\n"
+"	bl	nc_driver\n"
+"	ldp	x29, x30, [sp], #16\n"
+"	ret\n"
+"	.size	nc_frame, .-nc_frame\n"
+"\n"
+"	.p2align 4\n"
+"	.globl	nc_forged\n"
+"	.hidden	nc_forged\n"
+"	.type	nc_forged, %function\n"
+"nc_forged:\n"
+"	stp	x29, x30, [sp, #-32]!\n"
+"	adr	x9, 1f\n"
+"	stp	xzr, x9, [sp, #16]\n"
+"	add	x29, sp, #16\n"
+"	bl	nc_driver\n"
+"	ldp	x29, x30, [sp], #32\n"
+"	ret\n"
+"	.rept	8\n"
+"	nop\n"
+"	.endr\n"
+"1:	ret\n"
+"	.size	nc_forged, .-nc_forged\n");
+#endif
+
+long nc_frame(long ms);
+long nc_forged(long ms);
+
+DEFINE_HOT(nc_hot)
+
+noipa long nc_driver(long ms)
+{
+	unsigned long acc = 0;
+
+	timer_start(ms);
+	while (!timer_expired())
+		acc += nc_hot(SPIN);
+	return acc;
+}
+
+noipa long lc_nocfi(long ms)
+{
+	long r = nc_frame(ms);
+
+	NOTAIL(r);
+	return r;
+}
+
+noipa long lc_forged(long ms)
+{
+	long r = nc_forged(ms);
+
+	NOTAIL(r);
+	return r;
+}
+
+/*
  * jit: count down from the argument, return the count; the same leaf on
  * both arches, with a frame record as JIT compilers keep them.
  */
@@ -336,10 +448,14 @@ int main(int argc, char **argv)
 		r = lc_clock(ms);
 	else if (!strcmp(m, "signal"))
 		r = lc_signal(ms);
+	else if (!strcmp(m, "nocfi"))
+		r = lc_nocfi(ms);
+	else if (!strcmp(m, "forged"))
+		r = lc_forged(ms);
 	else if (!strcmp(m, "jit"))
 		r = lc_jit(ms);
 	else {
-		fprintf(stderr, "usage: libcall memcpy|strlen|malloc|qsort|dlsym|write|clock|signal|jit [ms]\n");
+		fprintf(stderr, "usage: libcall memcpy|strlen|malloc|qsort|dlsym|write|clock|signal|nocfi|forged|jit [ms]\n");
 		return 2;
 	}
 	NOTAIL(r);

@@ -151,6 +151,35 @@ sframe_v1() {
 	$OBJDUMP --sframe=.sframe "$1" 2>/dev/null | grep -q 'Version: SFRAME_VERSION_1'
 }
 
+# No function of FILE listed has an FDE, in .sframe or .eh_frame.
+uncovered() {
+	_file=$1
+	shift
+	for _fn in "$@"; do
+		_a=$(sym_addr "$_file" "$_fn")
+		if [ -z "$_a" ] || [ -n "$(sframe_rows "$_file" "$_a")" ]; then
+			echo "  $_fn: no symbol, or an SFrame FDE"
+			return 1
+		fi
+		if $READELF --debug-dump=frames "$_file" 2>/dev/null | awk -v a="$_a" '
+			function h2d(h,   i, v) {
+				v = 0
+				h = tolower(h)
+				for (i = 1; i <= length(h); i++)
+					v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+				return v
+			}
+			/ FDE / && match($0, /pc=[0-9a-f]+\.\.[0-9a-f]+/) {
+				split(substr($0, RSTART + 3, RLENGTH - 3), r, /\.\./)
+				if (h2d(a) >= h2d(r[1]) && h2d(a) < h2d(r[2])) found = 1
+			}
+			END { exit !found }'; then
+			echo "  $_fn: an .eh_frame FDE"
+			return 1
+		fi
+	done
+}
+
 # Every function of ours in FILE (listed) has an FDE.
 covered() {
 	_file=$1
@@ -515,6 +544,8 @@ check "libcall: PT_GNU_SFRAME" has_sframe_phdr "$f"
 check "libcall: FDEs for all chain functions" covered "$f" \
 	lc_memcpy lc_strlen lc_malloc qs_hot qs_cmp lc_qsort lc_dlsym \
 	wr_deep wr_mid lc_write sig_hot sig_handler lc_signal main
+check "libcall: no table covers nc_frame and nc_forged" uncovered "$f" \
+	nc_frame nc_forged
 check "libcall: qs_hot is a leaf without a frame" frameless_leaf "$f" qs_hot
 check "libcall: sig_hot is a leaf without a frame" frameless_leaf "$f" sig_hot
 check "libcall: no tail calls" no_tail_calls "$f" lc_memcpy lc_strlen \
