@@ -32,15 +32,11 @@
  *	on through the signal frame to the code the signal interrupted, a
  *	loop in lc_signal without calls
  *   libcall nocfi [ms]
- *	nc_hot <- nc_driver <- nc_frame <- lc_nocfi <- main: nc_frame is
- *	assembly without CFI that keeps a frame record, as crtstuff's
- *	__do_global_dtors_aux does when it calls __cxa_finalize; no table
- *	describes it, its frame pointer leads on
- *   libcall forged [ms]
- *	nc_hot <- nc_driver <- nc_forged, and no further: nc_forged, also
- *	without CFI, keeps no frame record of its own but points the frame
- *	pointer register at a forged one, whose return address lies in the
- *	program but follows no call instruction
+ *	nc_hot <- nc_driver <- nc_frame, and no further: nc_frame is
+ *	assembly without CFI that keeps a frame record, in the shape of
+ *	crtstuff's __do_global_dtors_aux, which calls __cxa_finalize at
+ *	exit; no table describes it, so the walk reports it and ends there
+ *	(README, "Limits")
  *   libcall jit [ms]
  *	a hot leaf in anonymous executable memory, as a JIT compiler makes
  *	it (no file, no CFI, no table) <- lc_jit <- main: what the series
@@ -267,9 +263,11 @@ noipa long lc_signal(long ms)
 }
 
 /*
- * nocfi, forged: nc_frame(ms) and nc_forged(ms) call nc_driver(ms); no
- * .cfi directive, so neither .sframe nor .eh_frame covers them.  The
- * forged record's return address is label 1, after eight nops.
+ * nocfi: nc_frame(ms) calls nc_driver(ms), from a frame record laid out
+ * as crtstuff's __do_global_dtors_aux lays out its own (x86-64: pushed
+ * rbp under the return address; arm64: a 32-byte frame, the record at
+ * its bottom, x19 above it); no .cfi directive, so neither .sframe nor
+ * .eh_frame covers it.
  */
 #if defined(__x86_64__)
 __asm__(
@@ -284,25 +282,7 @@ __asm__(
 "	call	nc_driver\n"
 "	popq	%rbp\n"
 "	ret\n"
-"	.size	nc_frame, .-nc_frame\n"
-"\n"
-"	.p2align 4\n"
-"	.globl	nc_forged\n"
-"	.hidden	nc_forged\n"
-"	.type	nc_forged, @function\n"
-"nc_forged:\n"
-"	pushq	%rbp\n"
-"	leaq	1f(%rip), %rax\n"
-"	pushq	%rax\n"
-"	pushq	$0\n"
-"	movq	%rsp, %rbp\n"
-"	call	nc_driver\n"
-"	addq	$16, %rsp\n"
-"	popq	%rbp\n"
-"	ret\n"
-"	.fill	8, 1, 0x90\n"
-"1:	ret\n"
-"	.size	nc_forged, .-nc_forged\n");
+"	.size	nc_frame, .-nc_frame\n");
 #else
 __asm__(
 "	.text\n"
@@ -311,34 +291,17 @@ __asm__(
 "	.hidden	nc_frame\n"
 "	.type	nc_frame, %function\n"
 "nc_frame:\n"
-"	stp	x29, x30, [sp, #-16]!\n"
-"	mov	x29, sp\n"
-"	bl	nc_driver\n"
-"	ldp	x29, x30, [sp], #16\n"
-"	ret\n"
-"	.size	nc_frame, .-nc_frame\n"
-"\n"
-"	.p2align 4\n"
-"	.globl	nc_forged\n"
-"	.hidden	nc_forged\n"
-"	.type	nc_forged, %function\n"
-"nc_forged:\n"
 "	stp	x29, x30, [sp, #-32]!\n"
-"	adr	x9, 1f\n"
-"	stp	xzr, x9, [sp, #16]\n"
-"	add	x29, sp, #16\n"
+"	mov	x29, sp\n"
+"	str	x19, [sp, #16]\n"
 "	bl	nc_driver\n"
+"	ldr	x19, [sp, #16]\n"
 "	ldp	x29, x30, [sp], #32\n"
 "	ret\n"
-"	.rept	8\n"
-"	nop\n"
-"	.endr\n"
-"1:	ret\n"
-"	.size	nc_forged, .-nc_forged\n");
+"	.size	nc_frame, .-nc_frame\n");
 #endif
 
 long nc_frame(long ms);
-long nc_forged(long ms);
 
 DEFINE_HOT(nc_hot)
 
@@ -355,14 +318,6 @@ noipa long nc_driver(long ms)
 noipa long lc_nocfi(long ms)
 {
 	long r = nc_frame(ms);
-
-	NOTAIL(r);
-	return r;
-}
-
-noipa long lc_forged(long ms)
-{
-	long r = nc_forged(ms);
 
 	NOTAIL(r);
 	return r;
@@ -450,12 +405,10 @@ int main(int argc, char **argv)
 		r = lc_signal(ms);
 	else if (!strcmp(m, "nocfi"))
 		r = lc_nocfi(ms);
-	else if (!strcmp(m, "forged"))
-		r = lc_forged(ms);
 	else if (!strcmp(m, "jit"))
 		r = lc_jit(ms);
 	else {
-		fprintf(stderr, "usage: libcall memcpy|strlen|malloc|qsort|dlsym|write|clock|signal|nocfi|forged|jit [ms]\n");
+		fprintf(stderr, "usage: libcall memcpy|strlen|malloc|qsort|dlsym|write|clock|signal|nocfi|jit [ms]\n");
 		return 2;
 	}
 	NOTAIL(r);
