@@ -5,7 +5,7 @@
  * fills SIZE bytes with the most work per byte a crafted file can ask for
  * in one respect, and is converted as the kernel converts a file that has
  * a .sframe section too (sizing run, writing run, every FDE checked
- * against the .sframe section with the callback of lib/sframe/sframe_mm.c).
+ * against the .sframe section with the callback of lib/sframe/sframe_load.c).
  *
  *   worst-eh SHAPE SIZE [ROUNDS]    convert, print the time per conversion
  *   worst-eh -l                     list the shapes
@@ -215,7 +215,7 @@ int sframe_read_user_word(unsigned long addr, unsigned long *val)
 	return -EFAULT;
 }
 
-/* lib/sframe/sframe_mm.c's sframe_blob_covers() */
+/* lib/sframe/sframe_load.c's sframe_blob_covers() */
 static bool covers(void *arg, u64 pc)
 {
 	unsigned long start;
