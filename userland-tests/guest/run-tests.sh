@@ -1051,11 +1051,10 @@ stock_input() {
 # LD_BIND_NOW=1, as the oracle-* tests: the first call of each function
 # through the PLT otherwise runs ld.so's lazy binding trampoline, which
 # no table describes (README, "Limits"; one sample per program run).
-# clock runs 4 * MS: the x86_64 guest's clock source is the HPET, so the
-# vDSO makes the system call and few samples are taken in user mode (84
-# in MS).  One sample at exit failed a run of 84 on a fresh machine:
-# __cxa_finalize under crtstuff's __do_global_dtors_aux, which has no
-# CFI (nocfi-ends).
+# clock runs 4 * MS: a sample at exit, __cxa_finalize under crtstuff's
+# __do_global_dtors_aux, which has no CFI (nocfi-ends), comes about once
+# in two runs, and it failed a run of 84 samples on a fresh machine (then
+# CLOCK_MONOTONIC, which the x86_64 guest's HPET makes a system call).
 stock_run() {
 	_in=$TMPDIR/sft-stock.txt
 	case $1 in
