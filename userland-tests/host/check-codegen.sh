@@ -28,6 +28,17 @@ NM=${NM:-${CROSS}nm}
 
 PASS=0
 FAIL=0
+
+# awk: the value of a hexadecimal string without 0x (mawk has no strtonum).
+AWK_H2D='
+function h2d(h,   i, v) {
+	v = 0
+	h = tolower(h)
+	for (i = 1; i <= length(h); i++)
+		v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+	return v
+}
+'
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -83,16 +94,7 @@ sym_addr() {
 }
 
 sym_size() {
-	$NM -S "$1" | awk -v s="$2" '$4 == s { print strtonum_ok($2) }
-		function strtonum_ok(h,   i, c, v) {
-			v = 0
-			h = tolower(h)
-			for (i = 1; i <= length(h); i++) {
-				c = index("0123456789abcdef", substr(h, i, 1)) - 1
-				v = v * 16 + c
-			}
-			return v
-		}'
+	$NM -S "$1" | awk -v s="$2" "$AWK_H2D"'$4 == s { print h2d($2) }'
 }
 
 hex2dec() {
@@ -101,16 +103,7 @@ hex2dec() {
 
 # The SFrame row covering ADDR (hex) in the function at FUNC_ADDR.
 row_at() {
-	sframe_rows "$1" "$2" | awk -v a="$3" '
-		function h2d(h,   i, c, v) {
-			v = 0
-			h = tolower(h)
-			for (i = 1; i <= length(h); i++) {
-				c = index("0123456789abcdef", substr(h, i, 1)) - 1
-				v = v * 16 + c
-			}
-			return v
-		}
+	sframe_rows "$1" "$2" | awk -v a="$3" "$AWK_H2D"'
 		BEGIN { t = h2d(a) }
 		h2d($1) <= t { r = $0 }
 		END { print r }'
@@ -118,16 +111,7 @@ row_at() {
 
 # Return address of the first call to CALLEE in FUNC (hex).
 ra_of_call() {
-	dis "$1" "$2" | awk -v c="$3" -v arch="$ARCH" '
-		function h2d(h,   i, ch, v) {
-			v = 0
-			h = tolower(h)
-			for (i = 1; i <= length(h); i++) {
-				ch = index("0123456789abcdef", substr(h, i, 1)) - 1
-				v = v * 16 + ch
-			}
-			return v
-		}
+	dis "$1" "$2" | awk -v c="$3" -v arch="$ARCH" "$AWK_H2D"'
 		found { a = $1; sub(/:$/, "", a); print a; exit }
 		$0 ~ "\t(call|bl)[[:space:]]+[0-9a-f]+ <" c ">$" { found = 1 }'
 }
@@ -161,14 +145,7 @@ uncovered() {
 			echo "  $_fn: no symbol, or an SFrame FDE"
 			return 1
 		fi
-		if $READELF --debug-dump=frames "$_file" 2>/dev/null | awk -v a="$_a" '
-			function h2d(h,   i, v) {
-				v = 0
-				h = tolower(h)
-				for (i = 1; i <= length(h); i++)
-					v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
-				return v
-			}
+		if $READELF --debug-dump=frames "$_file" 2>/dev/null | awk -v a="$_a" "$AWK_H2D"'
 			/ FDE / && match($0, /pc=[0-9a-f]+\.\.[0-9a-f]+/) {
 				split(substr($0, RSTART + 3, RLENGTH - 3), r, /\.\./)
 				if (h2d(a) >= h2d(r[1]) && h2d(a) < h2d(r[2])) found = 1
@@ -299,15 +276,7 @@ epilogues() {
 	else
 		_restore='\t(ldp|ldr)[[:space:]]+x(19|2[0-9]|30),'
 	fi
-	_rets=$(dis "$1" epi_mid | awk -v ra="$_ra" -v re="$_restore" '
-		function h2d(h,   i, c, v) {
-			v = 0
-			for (i = 1; i <= length(h); i++) {
-				c = index("0123456789abcdef", substr(h, i, 1)) - 1
-				v = v * 16 + c
-			}
-			return v
-		}
+	_rets=$(dis "$1" epi_mid | awk -v ra="$_ra" -v re="$_restore" "$AWK_H2D"'
 		{ a = $1; sub(/:$/, "", a) }
 		h2d(a) >= h2d(ra) { exit }
 		$0 ~ re { r++ }
@@ -509,16 +478,7 @@ tail_jumps() {
 # CIE, marks the return address undefined: the outermost frame
 ra_undefined() {
 	[ -n "$2" ] || return 1
-	$READELF --debug-dump=frames "$1" 2>/dev/null | awk -v a="$2" -v arch="$ARCH" '
-		function h2d(h,   i, c, v) {
-			v = 0
-			h = tolower(h)
-			for (i = 1; i <= length(h); i++) {
-				c = index("0123456789abcdef", substr(h, i, 1)) - 1
-				v = v * 16 + c
-			}
-			return v
-		}
+	$READELF --debug-dump=frames "$1" 2>/dev/null | awk -v a="$2" -v arch="$ARCH" "$AWK_H2D"'
 		BEGIN { t = h2d(a); ra = arch == "x86_64" ? "r16" : "r30" }
 		/ CIE/ { cur = $1; fde = 0; next }
 		/ FDE / {
