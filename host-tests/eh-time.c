@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Time sframe_eh_convert() (sizing pass + writing pass, as the kernel
- * calls it) on the .eh_frame of an object: what registering a file
- * without .sframe costs in process context.
+ * Time sframe_eh_convert(), as the kernel calls it, on the .eh_frame of
+ * an object: what registering a file without .sframe costs in process
+ * context.
  *   eh-time OBJECT ROUNDS
  */
 #include <fcntl.h>
@@ -26,12 +26,14 @@ int main(int argc, char **argv)
 	while ((s = elf_nextscn(e, s))) { gelf_getshdr(s, &sh);
 		if (!strcmp(elf_strptr(e, shstrndx, sh.sh_name), ".eh_frame")) { d = elf_getdata(s, NULL); break; } }
 	u8 abi = eh.e_machine == EM_X86_64 ? 3 : 2;
-	long sz = sframe_eh_convert(d->d_buf, d->d_size, sh.sh_addr, abi, NULL, 0, NULL);
-	void *out = malloc(sz);
+	long sz = 0;
+	void *out;
 	struct timespec a, b; clock_gettime(CLOCK_MONOTONIC, &a);
 	for (int i = 0; i < n; i++) {
-		sz = sframe_eh_convert(d->d_buf, d->d_size, sh.sh_addr, abi, NULL, 0, NULL);
-		sz = sframe_eh_convert(d->d_buf, d->d_size, sh.sh_addr, abi, out, sz, NULL);
+		sz = sframe_eh_convert(d->d_buf, d->d_size, sh.sh_addr, abi, malloc, 16U << 20,
+				       &out, NULL);
+		if (sz > 0)
+			free(out);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	printf("%s: .eh_frame %zu bytes -> %ld bytes, %.0f us per conversion\n", argv[1], d->d_size, sz,

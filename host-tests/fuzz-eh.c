@@ -12,16 +12,16 @@
  *   t[1..4]  eh_vaddr (low 32 bits, little-endian)
  *   t[5..7]  choice of lookup PCs, load bias and unwind start
  *
- * The converter's contract, beyond ASan/UBSan:
- *   - pass 1 (out NULL) returns a bound > 0 or -ENOENT, -EINVAL,
- *     -EOPNOTSUPP, -E2BIG;
- *   - pass 2 into a malloc'ed buffer of exactly the bound (ASan sees any
- *     overrun) returns a size in (0, bound], never -ENOSPC; a buffer one
- *     byte shorter than that size gets -ENOSPC; a second conversion into
- *     a bigger buffer gives the same bytes (deterministic, bounded);
- *   - the statistics are consistent (pass 1 and pass 2 agree on what was
- *     seen; dropped <= seen; FREs written <= rows, plus one per PLT
- *     row, which takes two);
+ * The converter's contract, beyond ASan/UBSan (and LeakSanitizer: every
+ * buffer but the section is freed, on every path):
+ *   - a conversion returns a size in (0, limit] or -ENOENT, -EINVAL,
+ *     -EOPNOTSUPP, -E2BIG, and with a result, a section of exactly that
+ *     size (ASan sees any overrun);
+ *   - with a limit one byte below that size it returns -E2BIG; when one
+ *     of its allocations fails, -ENOMEM; a second conversion gives the
+ *     same bytes and statistics (deterministic);
+ *   - the statistics are consistent (dropped <= seen; FREs written <=
+ *     rows, plus one per PLT row, which takes two);
  *   - the output is an SFrame v2 section that sframe_section_init()
  *     accepts, with the header the spec gives, FDEs sorted,
  *     non-overlapping, non-empty, of at most 64 FREs whose start
@@ -67,6 +67,31 @@ int sframe_read_user_word(unsigned long addr, unsigned long *val)
 }
 
 #define FAIL(...) do { fprintf(stderr, __VA_ARGS__); abort(); } while (0)
+
+/* The kernel's limit on a translated section. */
+#define LIMIT (16U << 20)
+
+/* Allocations of the converter; the one that fails (0: none). */
+static unsigned int allocs, alloc_fails;
+
+static void *fz_alloc(size_t size)
+{
+	if (++allocs == alloc_fails)
+		return NULL;
+	return malloc(size);
+}
+
+static long convert(const uint8_t *eh, uint32_t eh_size, uint64_t eh_vaddr, uint8_t abi,
+		    uint32_t limit, uint8_t **out, struct sframe_eh_stats *st)
+{
+	void *o = (void *)0x1;	/* must not be freed, nor kept on failure */
+	long ret;
+
+	allocs = 0;
+	ret = sframe_eh_convert(eh, eh_size, eh_vaddr, abi, fz_alloc, limit, &o, st);
+	*out = ret > 0 ? o : NULL;
+	return ret;
+}
 
 /* FUZZ_EH_DEBUG=1: print what each input converted to (for replays). */
 static int debug = -1;
@@ -246,14 +271,15 @@ static void check_hdr_addr(const uint8_t *hdr, uint32_t size, uint64_t vaddr)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct sframe_eh_stats st1, st2, st3;
+	struct sframe_eh_stats st2, st3;
 	struct sframe_section sec, isec;
 	const uint8_t *t;
 	uint8_t abi, *out, *out2, *out3;
 	uint32_t eh_size, *index, n, i, sel;
 	uint64_t eh_vaddr;
 	unsigned long load;
-	long bound, len, len3;
+	unsigned int nallocs;
+	long len, len3;
 	int ret;
 
 	if (size < TRAILER || size - TRAILER > UINT32_MAX)
@@ -271,52 +297,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_hdr_addr(data, eh_size, eh_vaddr);
 #endif
 
-	/* Pass 1: the bound. */
-	memset(&st1, 0xcc, sizeof(st1));
-	bound = sframe_eh_convert(data, eh_size, eh_vaddr, abi, NULL, 0, &st1);
+	/* The conversion, as the kernel's. */
+	memset(&st2, 0xcc, sizeof(st2));
+	alloc_fails = 0;
+	len = convert(data, eh_size, eh_vaddr, abi, LIMIT, &out, &st2);
 	if (abi == SFRAME_ABI_AARCH64_ENDIAN_BIG) {
-		if (bound != -EOPNOTSUPP)
-			FAIL("ABI %u accepted: %ld\n", abi, bound);
+		if (len != -EOPNOTSUPP)
+			FAIL("ABI %u accepted: %ld\n", abi, len);
 		return 0;
 	}
-	if (bound == -ENOENT || bound == -EINVAL || bound == -EOPNOTSUPP || bound == -E2BIG)
+	if (len == -ENOENT || len == -EINVAL || len == -EOPNOTSUPP || len == -E2BIG)
 		return 0;
-	if (bound <= 0)
-		FAIL("sframe_eh_convert(NULL) = %ld\n", bound);
-	if (bound < SFRAME_HDR_SIZE + SFRAME_V2_FDE_SIZE)
-		FAIL("bound %ld below one FDE\n", bound);
-	check_stats(&st1, "pass 1");
+	if (len <= 0 || len > LIMIT)
+		FAIL("sframe_eh_convert = %ld\n", len);
+	if (len < SFRAME_HDR_SIZE + SFRAME_V2_FDE_SIZE)
+		FAIL("size %ld below one FDE\n", len);
+	check_stats(&st2, "conversion");
+	nallocs = allocs;
 
-	/* Pass 2, into exactly the bound. */
-	out = malloc(bound);
-	if (!out)
-		abort();
-	memset(&st2, 0xcc, sizeof(st2));
-	len = sframe_eh_convert(data, eh_size, eh_vaddr, abi, out, bound, &st2);
-	if (len == -ENOSPC)
-		FAIL("pass 2 into the bound (%ld) = -ENOSPC\n", bound);
-	if (len <= 0 || len > bound)
-		FAIL("pass 2 = %ld, bound %ld\n", len, bound);
-	check_stats(&st2, "pass 2");
-	if (st1.cies != st2.cies || st1.fdes != st2.fdes || st1.fdes_dropped != st2.fdes_dropped ||
-	    st1.rows != st2.rows || st1.bytes != st2.bytes)
-		FAIL("passes 1 and 2 saw different CFI\n");
+	/* A limit a byte short of it: -E2BIG. */
+	ret = convert(data, eh_size, eh_vaddr, abi, len - 1, &out2, NULL);
+	if (ret != -E2BIG || out2)
+		FAIL("limit %ld below the section (%ld) = %d\n", len - 1, len, ret);
 
-	/* Too small by one byte: -ENOSPC, nothing written past it. */
-	out2 = malloc(len - 1);
-	if (!out2)
-		abort();
-	ret = sframe_eh_convert(data, eh_size, eh_vaddr, abi, out2, len - 1, NULL);
-	if (ret != -ENOSPC)
-		FAIL("pass 2 into %ld bytes (needs %ld) = %d\n", len - 1, len, ret);
-	free(out2);
+	/* One of its allocations fails: -ENOMEM. */
+	alloc_fails = 1 + (sel >> 1) % nallocs;
+	ret = convert(data, eh_size, eh_vaddr, abi, LIMIT, &out2, NULL);
+	if (ret != -ENOMEM || out2)
+		FAIL("allocation %u of %u fails: %d\n", alloc_fails, nallocs, ret);
+	alloc_fails = 0;
 
-	/* Deterministic: a bigger buffer gets the same section. */
+	/* Deterministic: a second conversion gets the same section. */
 	if (sel & 1) {
-		out3 = malloc(bound + 64);
-		if (!out3)
-			abort();
-		len3 = sframe_eh_convert(data, eh_size, eh_vaddr, abi, out3, bound + 64, &st3);
+		len3 = convert(data, eh_size, eh_vaddr, abi, LIMIT, &out3, &st3);
 		if (len3 != len || memcmp(out, out3, len) || memcmp(&st2, &st3, sizeof(st3)))
 			FAIL("second conversion differs (%ld vs %ld)\n", len3, len);
 		free(out3);
@@ -331,9 +344,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (debug < 0)
 		debug = getenv("FUZZ_EH_DEBUG") != NULL;
 	if (debug)
-		fprintf(stderr, "fuzz-eh: %s, %u bytes at %#llx: bound %ld, %ld bytes, %u FDEs, %u FREs (DWARF: %u FDEs, %u rows, %u dropped)\n",
+		fprintf(stderr, "fuzz-eh: %s, %u bytes at %#llx: %ld bytes (%u allocations), %u FDEs, %u FREs (DWARF: %u FDEs, %u rows, %u dropped)\n",
 			abi == SFRAME_ABI_AMD64_ENDIAN_LITTLE ? "x86_64" : "aarch64", eh_size,
-			(unsigned long long)eh_vaddr, bound, len, sec.num_fdes, st2.out_fres,
+			(unsigned long long)eh_vaddr, len, nallocs, sec.num_fdes, st2.out_fres,
 			st2.fdes, st2.rows, st2.rows_dropped);
 
 	isec = sec;
