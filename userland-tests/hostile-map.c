@@ -28,8 +28,10 @@
  * then 3,704 minimal FDEs of 16-byte functions of a 64 KiB code hole,
  * that cycle through them: the worst .eh_frame to translate per byte,
  * short of malformed, for a kernel that caches fewer than five parsed
- * CIEs (this one stops parsing CIEs at a budget, and drops the FDEs
- * whose CIE it can no longer parse).
+ * CIEs.  This one parses each CIE once and translates every FDE
+ * (patch 0033; before it, a budget for parsing CIEs again ran out and
+ * most FDEs were dropped: smaller tables, 810 kB for 128 files against
+ * 5,793 kB).
  *
  * -c CGROUP: once the files are written (their page cache is charged to
  * the cgroup of the caller), move into the cgroup v2 directory CGROUP,
