@@ -133,17 +133,28 @@ static void build_covered(struct sfb *b, size_t size)
 		put_fde(b, cie, pc, 16, NULL, 0);
 }
 
-static void build_rows(struct sfb *b, size_t size)
+/*
+ * A program of advance_loc + def_cfa_offset pairs: a row whose CFA
+ * differs from the last one's per 3 bytes of @prog.
+ */
+static void fill_rows(uint8_t *prog, size_t n)
 {
-	static uint8_t prog[4096 - 17];
-	size_t cie = put_cie(b, 0), i;
-	uint32_t pc = 0x1000;
+	size_t i;
 
-	for (i = 0; i + 3 <= sizeof(prog); i += 3) {
+	for (i = 0; i + 3 <= n; i += 3) {
 		prog[i] = DW_CFA_advance_loc | 1;
 		prog[i + 1] = DW_CFA_def_cfa_offset;
 		prog[i + 2] = 8 + (i / 3) % 120;
 	}
+}
+
+static void build_rows(struct sfb *b, size_t size)
+{
+	static uint8_t prog[4096 - 17];
+	size_t cie = put_cie(b, 0);
+	uint32_t pc = 0x1000;
+
+	fill_rows(prog, sizeof(prog));
 	for (; b->len + 17 + sizeof(prog) <= size; pc += 0x10000)
 		put_fde(b, cie, pc, 0x10000, prog, sizeof(prog));
 }
@@ -183,16 +194,12 @@ static void build_tiny(struct sfb *b, size_t size)
 /* One FDE whose program is SIZE bytes of rows, as in "rows". */
 static void build_one_fde(struct sfb *b, size_t size)
 {
-	size_t cie = put_cie(b, 0), i, n = size - 64;
+	size_t cie = put_cie(b, 0), n = size - 64;
 	uint8_t *prog = calloc(1, n);
 
 	if (!prog)
 		exit(2);
-	for (i = 0; i + 3 <= n; i += 3) {
-		prog[i] = DW_CFA_advance_loc | 1;
-		prog[i + 1] = DW_CFA_def_cfa_offset;
-		prog[i + 2] = 8 + (i / 3) % 120;
-	}
+	fill_rows(prog, n);
 	put_fde(b, cie, 0x1000, 0x7fff0000 - 0x1000, prog, n);
 	free(prog);
 }
