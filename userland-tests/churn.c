@@ -56,9 +56,10 @@
  *            which preempts the SCHED_IDLE thread right after the
  *            unlock.  Its update
  *            replaces the table the other thread snapshotted; it writes
- *            2 to /proc/sys/vm/drop_caches, whose slab shrink has
- *            kvfree_rcu() free the old table after the next grace
- *            period rather than in 5 s, and keeps the CPU for 100 ms
+ *            2 to /proc/sys/vm/drop_caches (whose slab shrink had
+ *            kvfree_rcu(), before patch 0035, free the old table after
+ *            the next grace period rather than in 5 s), and keeps the
+ *            CPU for 100 ms
  *            of its CPU time (5.5 s if it cannot write there): the
  *            other thread runs on after the free, and KASAN reports the
  *            use after free.  A race, not a certainty: on the stress
@@ -1253,7 +1254,8 @@ static unsigned long snap_nonvoluntary(void)
 }
 
 /*
- * The kernel frees a replaced table with kvfree_rcu(), which in 6.1
+ * The kernel frees a replaced table after the next grace period
+ * (call_rcu(), patch 0035).  Before, it was kvfree_rcu(), which in 6.1
  * waits 5 s, or only the next grace period once its shrinker has run:
  * drop_caches (root) runs it.  Keep the CPU until the table is freed.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hostile-map [-d|-m] [-c CGROUP] [-u UID] DIR N: write N files built to
+ * hostile-map [-d|-m|-s] [-0] [-c CGROUP] [-u UID] DIR N: write N files built to
  * cost the kernel memory into DIR, map each of them executable and keep
  * them all mapped, then print what the kernel's unwind tables grew by
  * while they were, and the longest mmap():
@@ -32,6 +32,21 @@
  * (patch 0033; before it, a budget for parsing CIEs again ran out and
  * most FDEs were dropped: smaller tables, 810 kB for 128 files against
  * 5,793 kB).
+ *
+ * -s: one sparse file instead, mapped N times, one mapping after another:
+ * each makes the kernel replace the process's table of mappings with a
+ * copy one entry longer.  Prints what that table grew by:
+ *
+ *   hostile-map: N mappings, table K kB, max mmap T ms
+ *
+ * The old copies are freed after a grace period; a kernel that batches
+ * them for seconds (kvfree_rcu() in 6.1) keeps megabytes of them charged
+ * to the caller's memory cgroup (run-tests.sh's mm-table-copies).
+ *
+ * -0: after the first half of the mappings, set kernel.sframe_unwind to 0
+ * (as root): the next mapping drops the process's table, which the
+ * kernel frees at once, under mmap_lock (run-tests.sh's mm-table-off);
+ * the old value is restored at the end.
  *
  * -c CGROUP: once the files are written (their page cache is charged to
  * the cgroup of the caller), move into the cgroup v2 directory CGROUP,
@@ -283,12 +298,13 @@ static int write_file(const char *path)
 }
 
 /*
- * "bytes" of the kernel's account of its unwind tables, read afresh from
- * @fd (opened before -u drops the privileges that debugfs asks for), or
- * -1.
+ * The field @name ("bytes", "mm_bytes") of the kernel's account of its
+ * unwind tables, read afresh from @fd (opened before -u drops the
+ * privileges that debugfs asks for), or -1.
  */
-static long table_bytes(int fd)
+static long table_stat(int fd, const char *name)
 {
+	size_t n = strlen(name);
 	char buf[4096], *p;
 	ssize_t len;
 
@@ -301,8 +317,8 @@ static long table_bytes(int fd)
 	for (p = buf; p; p = strchr(p, '\n')) {
 		if (*p == '\n')
 			p++;
-		if (!strncmp(p, "bytes ", 6))
-			return atol(p + 6);
+		if (!strncmp(p, name, n) && p[n] == ' ')
+			return atol(p + n + 1);
 	}
 	return -1;
 }
@@ -330,6 +346,28 @@ static int join_cgroup(const char *dir)
 	return 0;
 }
 
+/* Set kernel.sframe_unwind to @val; keep the old value in @old. */
+static int set_level(const char *val, char *old, size_t size)
+{
+	const char *path = "/proc/sys/kernel/sframe_unwind";
+	FILE *f;
+
+	if (old) {
+		f = fopen(path, "r");
+		if (!f || !fgets(old, size, f)) {
+			perror(path);
+			return -1;
+		}
+		fclose(f);
+	}
+	f = fopen(path, "w");
+	if (!f || fputs(val, f) < 0 || fclose(f)) {
+		perror(path);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cgroup = NULL;
@@ -337,13 +375,19 @@ int main(int argc, char **argv)
 	double t0, t, worst = 0;
 	long before, peak;
 	char path[4096];
-	int i, n, fd, opt, dense = 0, mix = 0;
+	int i, n, fd, opt, dense = 0, mix = 0, same = 0, off = 0;
+	const char *stat;
+	char level[16] = "";
 
-	while ((opt = getopt(argc, argv, "dmc:u:")) != -1) {
+	while ((opt = getopt(argc, argv, "dms0c:u:")) != -1) {
 		if (opt == 'd') {
 			dense = 1;
 		} else if (opt == 'm') {
 			mix = 1;
+		} else if (opt == 's') {
+			same = 1;
+		} else if (opt == '0') {
+			off = 1;
 		} else if (opt == 'c') {
 			cgroup = optarg;
 		} else if (opt == 'u') {
@@ -355,10 +399,10 @@ int main(int argc, char **argv)
 	}
 	if (opt != -1 || argc - optind != 2 ||
 	    (n = atoi(argv[optind + 1])) <= 0) {
-		fprintf(stderr, "usage: hostile-map [-d|-m] [-c CGROUP] [-u UID] DIR N\n");
+		fprintf(stderr, "usage: hostile-map [-d|-m|-s] [-0] [-c CGROUP] [-u UID] DIR N\n");
 		return 2;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < (same ? 1 : n); i++) {
 		snprintf(path, sizeof(path), "%s/hostile-%d.so", argv[optind], i);
 		if (dense || (mix && i % 256 == 255))
 			ret = write_dense(path);
@@ -378,9 +422,13 @@ int main(int argc, char **argv)
 		perror("setuid");
 		return 1;
 	}
-	before = table_bytes(tables);
+	stat = same ? "mm_bytes" : "bytes";
+	before = table_stat(tables, stat);
 	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/hostile-%d.so", argv[optind], i);
+		if (off && i == n / 2 && set_level("0", level, sizeof(level)))
+			return 1;
+		snprintf(path, sizeof(path), "%s/hostile-%d.so", argv[optind],
+			 same ? 0 : i);
 		fd = open(path, O_RDONLY);
 		if (fd < 0) {
 			perror(path);
@@ -399,10 +447,17 @@ int main(int argc, char **argv)
 			worst = t;
 		close(fd);
 	}
-	peak = table_bytes(tables);
+	peak = table_stat(tables, stat);
+	if (off && set_level(level, NULL, 0))
+		return 1;
 	if (before < 0 || peak < 0) {
 		fprintf(stderr, "hostile-map: no /sys/kernel/debug/sframe_tables\n");
 		return 1;
+	}
+	if (same) {
+		printf("hostile-map: %d mappings, table %ld kB, max mmap %.1f ms\n",
+		       n, (peak - before) / 1024, worst);
+		return 0;
 	}
 	printf("hostile-map: %d files, peak %ld kB, max mmap %.1f ms\n", n,
 	       (peak - before) / 1024, worst);

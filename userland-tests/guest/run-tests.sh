@@ -338,6 +338,66 @@ hostile_memcg() {
 		>>"$LOG" 2>&1
 }
 
+# mm_table_copies: one unprivileged process in a new memory cgroup maps
+# one file MM_COPIES_MAPS times, one mapping after another (hostile-map
+# -s), while a perf event wants user stacks.  Each mapping replaces the
+# process's table of mappings with a copy one entry longer, charged to
+# the cgroup; the old copies are freed after a grace period.  The table
+# must hold every mapping (40 bytes each) and the cgroup's peak stay
+# within MM_COPIES_MAX_KB: the copies of 2,000 mappings add up to 80 MB,
+# and kvfree_rcu() kept hundreds of them charged at once.
+MM_COPIES_MAPS=2000
+MM_COPIES_MAX_KB=8192
+mm_table_copies() {
+	set_level 2
+	[ -r "$TABLES" ] || { echo "# no $TABLES" >>"$LOG"; return 4; }
+	_g=$(memcg_new sframe-copies 262144 2>>"$LOG") || return 4
+	_d=$TMPDIR/mm-copies
+	rm -rf "$_d" && mkdir "$_d" || return 4
+	"$T/wantstacks" "$T/hostile-map" -s -c "$_g" -u 1000 "$_d" \
+		$MM_COPIES_MAPS >"$_d/out" 2>>"$LOG"
+	_rc=$?
+	_l=$(sed -n 's/^hostile-map: //p' "$_d/out")
+	_peak=$(($(cat "$_g/memory.peak" 2>/dev/null || echo 0) / 1024))
+	rm -rf "$_d"
+	rmdir "$_g"
+	echo "# mm-table-copies $ARCH: $_l, cgroup peak $_peak kB" >>"$LOG"
+	_k=$(echo "$_l" | sed -n 's/.*table \(-*[0-9]*\) kB.*/\1/p')
+	[ "$_rc" = 0 ] && [ -n "$_k" ] &&
+		[ "$_k" -ge $((MM_COPIES_MAPS * 40 / 1024)) ] &&
+		[ "$_peak" -gt 0 ] && [ "$_peak" -le $MM_COPIES_MAX_KB ] &&
+		return 0
+	echo "# expected: a table of $MM_COPIES_MAPS mappings (at least $((MM_COPIES_MAPS * 40 / 1024)) kB) and a cgroup peak of at most $MM_COPIES_MAX_KB kB" >>"$LOG"
+	return 1
+}
+
+# mm_table_off: a process (hostile-map -s -0, as root, while a perf event
+# wants user stacks) maps one file MM_OFF_MAPS / 2 times, sets
+# kernel.sframe_unwind to 0 and maps on: its next mapping drops its table
+# of mappings, which the kernel frees at once, under mmap_lock.  The
+# table must be gone at the end (hostile-map's "table" is what the
+# kernel's per-mm tables grew by: nothing) and the level restored; the
+# console's check of every run finds any lockdep or KASAN report.
+MM_OFF_MAPS=400
+mm_table_off() {
+	set_level 2
+	[ -r "$TABLES" ] || { echo "# no $TABLES" >>"$LOG"; return 4; }
+	_d=$TMPDIR/mm-off
+	rm -rf "$_d" && mkdir "$_d" || return 4
+	"$T/wantstacks" "$T/hostile-map" -s -0 "$_d" $MM_OFF_MAPS \
+		>"$_d/out" 2>>"$LOG"
+	_rc=$?
+	_l=$(sed -n 's/^hostile-map: //p' "$_d/out")
+	rm -rf "$_d"
+	_lv=$(cat "$SYSCTL")
+	echo "# mm-table-off $ARCH: $_l, level $_lv after" >>"$LOG"
+	_k=$(echo "$_l" | sed -n 's/.*table \(-*[0-9]*\) kB.*/\1/p')
+	[ "$_rc" = 0 ] && [ -n "$_k" ] && [ "$_k" -le 0 ] && [ "$_lv" = 2 ] &&
+		return 0
+	echo "# expected: no table left (at most 0 kB) and kernel.sframe_unwind 2 again" >>"$LOG"
+	return 1
+}
+
 # tables_budget: kernel.sframe_tables_kb bounds the tables of all files,
 # in use or idle.  With a budget of what the tables take now plus 256 KiB,
 # big (1.1 MiB of .sframe) runs: its tables do not fit, the kernel keeps
@@ -644,6 +704,8 @@ all_tests() {
 	t cpu devzero-exec-reads-nothing "" devzero_reads_nothing
 	t cpu hostile-sparse-sframe "" hostile_sparse
 	t cpu hostile-memcg "" hostile_memcg
+	t cpu mm-table-copies "" mm_table_copies
+	t cpu mm-table-off "" mm_table_off
 	t cpu tables-budget "" tables_budget
 	# Tables only while something wants user stacks (ondemand_idle,
 	# ondemand_attach).

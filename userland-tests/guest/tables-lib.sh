@@ -22,6 +22,20 @@ stall_count() {
 	dmesg | grep -c -e 'rcu.*stall' -e 'soft lockup'
 }
 
+# memcg_new NAME MAX_KB: a new cgroup v2 NAME whose memory.max is MAX_KB
+# (cgroup2 mounted and its memory controller enabled first, as needed);
+# prints its directory
+memcg_new() {
+	_cg=/sys/fs/cgroup
+	if ! grep -q " $_cg cgroup2 " /proc/mounts; then
+		mount -t cgroup2 none "$_cg" || { echo "# no cgroup2" >&2; return 4; }
+	fi
+	echo +memory >"$_cg/cgroup.subtree_control" || return 4
+	rmdir "$_cg/$1" 2>/dev/null
+	mkdir "$_cg/$1" && echo $(($2 * 1024)) >"$_cg/$1/memory.max" || return 4
+	echo "$_cg/$1"
+}
+
 # memcg_hostile [-m] FILES MAX_KB [WRAPPER]: one unprivileged process (uid
 # 1000) in a new memory cgroup whose memory.max is MAX_KB maps FILES dense
 # files (hostile-map -d: about 1.5 MiB of honest table each; -m: the mix
@@ -45,14 +59,7 @@ memcg_hostile() {
 	_n=$1 _max=$2
 	shift 2
 	[ -r "$TABLES" ] || { echo "# no $TABLES"; return 4; }
-	_cg=/sys/fs/cgroup
-	if ! grep -q " $_cg cgroup2 " /proc/mounts; then
-		mount -t cgroup2 none "$_cg" || { echo "# no cgroup2"; return 4; }
-	fi
-	echo +memory >"$_cg/cgroup.subtree_control" || return 4
-	_g=$_cg/sframe-hostile
-	rmdir "$_g" 2>/dev/null
-	mkdir "$_g" && echo $((_max * 1024)) >"$_g/memory.max" || return 4
+	_g=$(memcg_new sframe-hostile "$_max") || return 4
 	_d=$TMPDIR/hostile-memcg
 	rm -rf "$_d" && mkdir "$_d" || return 4
 	# the program's own libraries get their tables here, outside the
