@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hostile-map [-d|-m|-s] [-0] [-c CGROUP] [-u UID] DIR N: write N files built to
+ * hostile-map [-d|-m|-s|-k] [-0] [-c CGROUP] [-u UID] DIR N: write N files built to
  * cost the kernel memory into DIR, map each of them executable and keep
  * them all mapped, then print what the kernel's unwind tables grew by
  * while they were, and the longest mmap():
@@ -43,6 +43,16 @@
  * them for seconds (kvfree_rcu() in 6.1) keeps megabytes of them charged
  * to the caller's memory cgroup (run-tests.sh's mm-table-copies).
  *
+ * -k: sparse files whose identities fall in one chain of the kernel's
+ * cache of tables as it was before patch 0036 (hash_long(ino ^ dev, 8),
+ * unkeyed, over 256 chains): each file is created empty, kept if its
+ * inode number lands in the chain of the first one, else removed and
+ * created again.  Prints how many were created:
+ *
+ *   hostile-map: N files in one chain of the old hash, C created
+ *
+ * before the usual line (run-tests.sh's cache-chains).
+ *
  * -0: after the first half of the mappings, set kernel.sframe_unwind to 0
  * (as root): the next mapping drops the process's table, which the
  * kernel frees at once, under mmap_lock (run-tests.sh's mm-table-off);
@@ -66,6 +76,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -346,6 +358,70 @@ static int join_cgroup(const char *dir)
 	return 0;
 }
 
+/*
+ * The chain of the file @path in the kernel's cache of tables before
+ * patch 0036: hash_long(ino ^ dev, 8) of its kernel dev_t, or -1.
+ */
+static int old_chain(const char *path)
+{
+	struct stat st;
+	uint64_t dev;
+
+	if (stat(path, &st)) {
+		perror(path);
+		return -1;
+	}
+	dev = (uint64_t)major(st.st_dev) << 20 | minor(st.st_dev);
+	return (int)(((uint64_t)st.st_ino ^ dev) * 0x61c8864680b583ebULL >> 56);
+}
+
+/*
+ * Create @path, empty, until it falls in the chain *@chain (the first
+ * file's, if -1); count the files created in *@created.  The others are
+ * kept as @dir/spare-K until the end (remove_spares()): a file system
+ * may give a freed inode number to the next file.
+ */
+static int create_colliding(const char *dir, const char *path, int *chain,
+			    long *created)
+{
+	char spare[4096];
+	int fd, c;
+
+	for (;;) {
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0755);
+		if (fd < 0) {
+			perror(path);
+			return -1;
+		}
+		close(fd);
+		c = old_chain(path);
+		if (c < 0)
+			return -1;
+		if (*chain < 0)
+			*chain = c;
+		if (c == *chain) {
+			++*created;
+			return 0;
+		}
+		snprintf(spare, sizeof(spare), "%s/spare-%ld", dir, ++*created);
+		if (rename(path, spare)) {
+			perror(spare);
+			return -1;
+		}
+	}
+}
+
+static void remove_spares(const char *dir, long created)
+{
+	char spare[4096];
+	long k;
+
+	for (k = 1; k <= created; k++) {
+		snprintf(spare, sizeof(spare), "%s/spare-%ld", dir, k);
+		unlink(spare);
+	}
+}
+
 /* Set kernel.sframe_unwind to @val; keep the old value in @old. */
 static int set_level(const char *val, char *old, size_t size)
 {
@@ -376,16 +452,20 @@ int main(int argc, char **argv)
 	long before, peak;
 	char path[4096];
 	int i, n, fd, opt, dense = 0, mix = 0, same = 0, off = 0;
+	int collide = 0, chain = -1;
+	long created = 0;
 	const char *stat;
 	char level[16] = "";
 
-	while ((opt = getopt(argc, argv, "dms0c:u:")) != -1) {
+	while ((opt = getopt(argc, argv, "dmsk0c:u:")) != -1) {
 		if (opt == 'd') {
 			dense = 1;
 		} else if (opt == 'm') {
 			mix = 1;
 		} else if (opt == 's') {
 			same = 1;
+		} else if (opt == 'k') {
+			collide = 1;
 		} else if (opt == '0') {
 			off = 1;
 		} else if (opt == 'c') {
@@ -399,11 +479,14 @@ int main(int argc, char **argv)
 	}
 	if (opt != -1 || argc - optind != 2 ||
 	    (n = atoi(argv[optind + 1])) <= 0) {
-		fprintf(stderr, "usage: hostile-map [-d|-m|-s] [-0] [-c CGROUP] [-u UID] DIR N\n");
+		fprintf(stderr, "usage: hostile-map [-d|-m|-s|-k] [-0] [-c CGROUP] [-u UID] DIR N\n");
 		return 2;
 	}
 	for (i = 0; i < (same ? 1 : n); i++) {
 		snprintf(path, sizeof(path), "%s/hostile-%d.so", argv[optind], i);
+		if (collide &&
+		    create_colliding(argv[optind], path, &chain, &created))
+			return 1;
 		if (dense || (mix && i % 256 == 255))
 			ret = write_dense(path);
 		else if (mix && i % 2)
@@ -412,6 +495,11 @@ int main(int argc, char **argv)
 			ret = write_file(path);
 		if (ret)
 			return 1;
+	}
+	if (collide) {
+		remove_spares(argv[optind], created);
+		printf("hostile-map: %d files in one chain of the old hash, %ld created\n",
+		       n, created);
 	}
 	/* Files older than the coarse clock's tick can be cached. */
 	sleep(1);

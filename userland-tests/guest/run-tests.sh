@@ -300,6 +300,16 @@ devzero_reads_nothing() {
 # TABLES, tables_stat FIELD, drop_idle_tables, stall_count, memcg_hostile
 . "$T/tables-lib.sh"
 
+# hostile_setup NAME: kernel.sframe_unwind=2, the kernel's account of its
+# tables, and a new empty directory $TMPDIR/NAME in _d for hostile-map;
+# returns 4 if the test cannot run
+hostile_setup() {
+	set_level 2
+	[ -r "$TABLES" ] || { echo "# no $TABLES" >>"$LOG"; return 4; }
+	_d=$TMPDIR/$1
+	rm -rf "$_d" && mkdir "$_d" || return 4
+}
+
 # hostile_sparse: one process maps 8 files whose PT_GNU_SFRAME is 16 MiB
 # of which 23 bytes are entries, the rest a hole (hostile-map.c), while a
 # perf event wants user stacks: the kernel must refuse their sections,
@@ -309,10 +319,7 @@ devzero_reads_nothing() {
 HOSTILE_FILES=8
 HOSTILE_MAX_KB=512
 hostile_sparse() {
-	set_level 2
-	[ -r "$TABLES" ] || { echo "# no $TABLES" >>"$LOG"; return 4; }
-	_d=$TMPDIR/hostile
-	rm -rf "$_d" && mkdir "$_d" || return 4
+	hostile_setup hostile || return 4
 	_s0=$(stall_count)
 	"$T/wantstacks" "$T/hostile-map" "$_d" $HOSTILE_FILES >"$_d/out" 2>>"$LOG" ||
 		{ rm -rf "$_d"; return 4; }
@@ -349,11 +356,8 @@ hostile_memcg() {
 MM_COPIES_MAPS=2000
 MM_COPIES_MAX_KB=8192
 mm_table_copies() {
-	set_level 2
-	[ -r "$TABLES" ] || { echo "# no $TABLES" >>"$LOG"; return 4; }
+	hostile_setup mm-copies || return 4
 	_g=$(memcg_new sframe-copies 262144 2>>"$LOG") || return 4
-	_d=$TMPDIR/mm-copies
-	rm -rf "$_d" && mkdir "$_d" || return 4
 	"$T/wantstacks" "$T/hostile-map" -s -c "$_g" -u 1000 "$_d" \
 		$MM_COPIES_MAPS >"$_d/out" 2>>"$LOG"
 	_rc=$?
@@ -380,10 +384,7 @@ mm_table_copies() {
 # console's check of every run finds any lockdep or KASAN report.
 MM_OFF_MAPS=400
 mm_table_off() {
-	set_level 2
-	[ -r "$TABLES" ] || { echo "# no $TABLES" >>"$LOG"; return 4; }
-	_d=$TMPDIR/mm-off
-	rm -rf "$_d" && mkdir "$_d" || return 4
+	hostile_setup mm-off || return 4
 	"$T/wantstacks" "$T/hostile-map" -s -0 "$_d" $MM_OFF_MAPS \
 		>"$_d/out" 2>>"$LOG"
 	_rc=$?
@@ -395,6 +396,34 @@ mm_table_off() {
 	[ "$_rc" = 0 ] && [ -n "$_k" ] && [ "$_k" -le 0 ] && [ "$_lv" = 2 ] &&
 		return 0
 	echo "# expected: no table left (at most 0 kB) and kernel.sframe_unwind 2 again" >>"$LOG"
+	return 1
+}
+
+# cache_chains: CHAIN_FILES files chosen so that their identities (inode
+# number, device) fall in one chain of the cache's hash table as it was
+# before patch 0036 (hostile-map -k: hash_long(ino ^ dev, 8), unkeyed),
+# mapped while a perf event wants user stacks.  The files have no tables
+# and are cached as such, idle once the process exits.  The cache keeps
+# them all and no chain holds more than 32 files (debugfs longest_chain,
+# which the kernel before 0036 does not have: there the chain held all of
+# them).
+CHAIN_FILES=64
+cache_chains() {
+	hostile_setup chains || return 4
+	drop_idle_tables
+	_f0=$(tables_stat idle_files)
+	"$T/wantstacks" "$T/hostile-map" -k "$_d" $CHAIN_FILES >"$_d/out" \
+		2>>"$LOG"
+	_rc=$?
+	_k=$(sed -n 's/^hostile-map: \(.*old hash.*\)/\1/p' "$_d/out")
+	_c=$(tables_stat longest_chain)
+	_f1=$(tables_stat idle_files)
+	rm -rf "$_d"
+	drop_idle_tables
+	echo "# cache-chains $ARCH: $_k; idle files $((_f1 - _f0)) more, longest chain ${_c:-unknown}" >>"$LOG"
+	[ "$_rc" = 0 ] && [ -n "$_c" ] && [ "$_c" -le 32 ] &&
+		[ $((_f1 - _f0)) -ge $CHAIN_FILES ] && return 0
+	echo "# expected: the $CHAIN_FILES files cached, idle, and a longest chain of at most 32" >>"$LOG"
 	return 1
 }
 
@@ -706,6 +735,7 @@ all_tests() {
 	t cpu hostile-memcg "" hostile_memcg
 	t cpu mm-table-copies "" mm_table_copies
 	t cpu mm-table-off "" mm_table_off
+	t cpu cache-chains "" cache_chains
 	t cpu tables-budget "" tables_budget
 	# Tables only while something wants user stacks (ondemand_idle,
 	# ondemand_attach).
