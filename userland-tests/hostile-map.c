@@ -45,9 +45,10 @@
  *
  * -k: sparse files whose identities fall in one chain of the kernel's
  * cache of tables as it was before patch 0036 (hash_long(ino ^ dev, 8),
- * unkeyed, over 256 chains): each file is created empty, kept if its
- * inode number lands in the chain of the first one, else removed and
- * created again.  Prints how many were created:
+ * unkeyed, over 256 chains): each file is created empty and kept if its
+ * inode number lands in the chain of the first one; the others are put
+ * aside until all are found (a file system may reuse a freed inode
+ * number), then removed.  Prints how many were created:
  *
  *   hostile-map: N files in one chain of the old hash, C created
  *
@@ -454,7 +455,7 @@ int main(int argc, char **argv)
 	int i, n, fd, opt, dense = 0, mix = 0, same = 0, off = 0;
 	int collide = 0, chain = -1;
 	long created = 0;
-	const char *stat;
+	const char *field;
 	char level[16] = "";
 
 	while ((opt = getopt(argc, argv, "dmsk0c:u:")) != -1) {
@@ -510,8 +511,8 @@ int main(int argc, char **argv)
 		perror("setuid");
 		return 1;
 	}
-	stat = same ? "mm_bytes" : "bytes";
-	before = table_stat(tables, stat);
+	field = same ? "mm_bytes" : "bytes";
+	before = table_stat(tables, field);
 	for (i = 0; i < n; i++) {
 		if (off && i == n / 2 && set_level("0", level, sizeof(level)))
 			return 1;
@@ -535,7 +536,7 @@ int main(int argc, char **argv)
 			worst = t;
 		close(fd);
 	}
-	peak = table_stat(tables, stat);
+	peak = table_stat(tables, field);
 	if (off && set_level(level, NULL, 0))
 		return 1;
 	if (before < 0 || peak < 0) {
